@@ -1,0 +1,40 @@
+# SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+#
+# srdma: the commands. The module itself is built by Kbuild (see Kbuild).
+#
+#   make                 build srdma.ko and the KUnit module against KDIR
+#                        (default: the project's test kernel, built and cached
+#                        by tools/kernel/build.sh on first use)
+#   make KDIR=/lib/modules/$(uname -r)/build    build for this machine
+#   make check           install what is missing, build, run every test;
+#                        ends with "N passed, N failed"
+#   make demo            boot two VMs and show srdma as a user sees it
+#   make clean
+
+KDIR ?=
+FLAVOUR ?= debug
+
+ifeq ($(KDIR),)
+KDIR_CMD = "$$(tools/kernel/build.sh $(FLAVOUR))/build"
+else
+KDIR_CMD = "$(KDIR)"
+endif
+
+.PHONY: all modules check demo clean
+
+all: modules
+
+modules:
+	+$(MAKE) -C $(KDIR_CMD) M="$(CURDIR)" modules
+
+check:
+	tools/check.sh
+
+demo:
+	tools/demo/demo.sh
+
+clean:
+	rm -rf .tmp_versions Module.symvers modules.order
+	find . \( -name '*.o' -o -name '*.ko' -o -name '*.mod' -o -name '*.mod.c' \
+		-o -name '.*.cmd' -o -name 'modules.order' -o -name '.*.d' \) \
+		-not -path './.git/*' -delete

@@ -1,0 +1,330 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * srdma device and port: attributes, port state that follows the netdev,
+ * user contexts, protection domains, and the ib_device_ops table.
+ *
+ * Only what works is advertised: limits of objects whose transport is not
+ * there yet (CQ, QP, MR, SRQ, AH) are reported as zero, and their verbs fail
+ * with -EOPNOTSUPP.
+ */
+#include <kunit/visibility.h>
+#include <linux/etherdevice.h>
+#include <linux/if_vlan.h>
+#include <net/addrconf.h>
+#include <rdma/ib_mad.h>
+
+#include "srdma.h"
+
+/**
+ * srdma_mtu_from_netdev() - the IB MTU a netdev MTU can carry
+ * @ndev_mtu: the netdev MTU in bytes
+ *
+ * Return: the largest IB MTU whose packets, with every RoCEv2 header,
+ * fit in @ndev_mtu; 0 (not a valid enum ib_mtu) if not even 256 bytes fit.
+ */
+VISIBLE_IF_KUNIT enum ib_mtu srdma_mtu_from_netdev(unsigned int ndev_mtu)
+{
+	enum ib_mtu mtu;
+
+	if (ndev_mtu < SRDMA_MAX_HDR_BYTES)
+		return 0;
+	for (mtu = IB_MTU_4096; mtu >= IB_MTU_256; mtu--)
+		if (ib_mtu_enum_to_int(mtu) <= ndev_mtu - SRDMA_MAX_HDR_BYTES)
+			return mtu;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(srdma_mtu_from_netdev);
+
+/**
+ * srdma_dev_init_attrs() - fill the device attributes at creation
+ * @sdev: the device, with @sdev->ndev set
+ */
+void srdma_dev_init_attrs(struct srdma_dev *sdev)
+{
+	struct ib_device_attr *attr = &sdev->attr;
+	struct ib_device *ib_dev = &sdev->ib_dev;
+
+	strscpy(ib_dev->node_desc, "srdma", sizeof(ib_dev->node_desc));
+	ib_dev->node_type = RDMA_NODE_IB_CA;
+	ib_dev->phys_port_cnt = 1;
+	ib_dev->num_comp_vectors = num_possible_cpus();
+	ib_dev->local_dma_lkey = 0;
+	addrconf_addr_eui48((unsigned char *)&ib_dev->node_guid,
+			    sdev->ndev->dev_addr);
+
+	memset(attr, 0, sizeof(*attr));
+	attr->vendor_id = SRDMA_VENDOR_ID;
+	attr->vendor_part_id = SRDMA_VENDOR_PART_ID;
+	attr->hw_ver = SRDMA_HW_VERSION;
+	attr->sys_image_guid = ib_dev->node_guid;
+	attr->max_pd = SRDMA_MAX_PD;
+	attr->max_pkeys = SRDMA_PKEY_TABLE_LEN;
+	attr->device_cap_flags = IB_DEVICE_SYS_IMAGE_GUID;
+	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
+}
+
+/* The netdev's state in IB terms; RTNL or a netdev event protects reading. */
+static enum ib_port_state srdma_ndev_port_state(struct net_device *ndev)
+{
+	return netif_running(ndev) && netif_carrier_ok(ndev) ?
+		IB_PORT_ACTIVE : IB_PORT_DOWN;
+}
+
+/**
+ * srdma_port_update() - follow the netdev's carrier and MTU
+ * @sdev: the device
+ *
+ * Raises IB_EVENT_PORT_ACTIVE or IB_EVENT_PORT_ERR when the state changes.
+ */
+void srdma_port_update(struct srdma_dev *sdev)
+{
+	enum ib_port_state state = srdma_ndev_port_state(sdev->ndev);
+	enum ib_mtu mtu = srdma_mtu_from_netdev(READ_ONCE(sdev->ndev->mtu));
+	enum ib_port_state old;
+	struct ib_event event = {
+		.device = &sdev->ib_dev,
+		.element.port_num = SRDMA_PORT,
+	};
+
+	spin_lock_bh(&sdev->port_lock);
+	old = sdev->port_state;
+	sdev->port_state = state;
+	sdev->active_mtu = mtu ? mtu : IB_MTU_256;
+	spin_unlock_bh(&sdev->port_lock);
+
+	/* IB_PORT_NOP: the first update, at creation, raises no event */
+	if (old == state || old == IB_PORT_NOP)
+		return;
+	ibdev_info(&sdev->ib_dev, "port %s\n",
+		   state == IB_PORT_ACTIVE ? "active" : "down");
+	event.event = state == IB_PORT_ACTIVE ? IB_EVENT_PORT_ACTIVE :
+						IB_EVENT_PORT_ERR;
+	ib_dispatch_event(&event);
+}
+
+static int srdma_query_device(struct ib_device *ib_dev,
+			      struct ib_device_attr *attr,
+			      struct ib_udata *uhw)
+{
+	if (uhw->inlen || uhw->outlen)
+		return -EINVAL;
+	*attr = to_srdma_dev(ib_dev)->attr;
+	return 0;
+}
+
+static int srdma_query_port(struct ib_device *ib_dev, u32 port_num,
+			    struct ib_port_attr *attr)
+{
+	struct srdma_dev *sdev = to_srdma_dev(ib_dev);
+	int err;
+
+	/* ib_core zeroed *attr */
+	spin_lock_bh(&sdev->port_lock);
+	attr->state = sdev->port_state;
+	attr->active_mtu = sdev->active_mtu;
+	spin_unlock_bh(&sdev->port_lock);
+
+	attr->max_mtu = IB_MTU_4096;
+	attr->gid_tbl_len = SRDMA_GID_TABLE_LEN;
+	attr->pkey_tbl_len = SRDMA_PKEY_TABLE_LEN;
+	attr->max_msg_sz = SRDMA_MAX_MSG_BYTES;
+	attr->max_vl_num = 1;
+
+	err = ib_get_eth_speed(ib_dev, port_num, &attr->active_speed,
+			       &attr->active_width);
+	if (attr->state == IB_PORT_ACTIVE)
+		attr->phys_state = IB_PORT_PHYS_STATE_LINK_UP;
+	else if (dev_get_flags(sdev->ndev) & IFF_UP)
+		attr->phys_state = IB_PORT_PHYS_STATE_POLLING;
+	else
+		attr->phys_state = IB_PORT_PHYS_STATE_DISABLED;
+	return err;
+}
+
+static int srdma_query_pkey(struct ib_device *ib_dev, u32 port_num, u16 index,
+			    u16 *pkey)
+{
+	if (index >= SRDMA_PKEY_TABLE_LEN)
+		return -EINVAL;
+	*pkey = IB_DEFAULT_PKEY_FULL;
+	return 0;
+}
+
+static int srdma_modify_device(struct ib_device *ib_dev, int mask,
+			       struct ib_device_modify *modify)
+{
+	struct srdma_dev *sdev = to_srdma_dev(ib_dev);
+
+	if (mask & ~(IB_DEVICE_MODIFY_SYS_IMAGE_GUID |
+		     IB_DEVICE_MODIFY_NODE_DESC))
+		return -EOPNOTSUPP;
+	if (mask & IB_DEVICE_MODIFY_SYS_IMAGE_GUID)
+		sdev->attr.sys_image_guid = cpu_to_be64(modify->sys_image_guid);
+	if (mask & IB_DEVICE_MODIFY_NODE_DESC)
+		memcpy(ib_dev->node_desc, modify->node_desc,
+		       sizeof(ib_dev->node_desc));
+	return 0;
+}
+
+static enum rdma_link_layer srdma_get_link_layer(struct ib_device *ib_dev,
+						 u32 port_num)
+{
+	return IB_LINK_LAYER_ETHERNET;
+}
+
+static int srdma_get_port_immutable(struct ib_device *ib_dev, u32 port_num,
+				    struct ib_port_immutable *immutable)
+{
+	/*
+	 * RoCEv2 GIDs managed by ib_core. No MAD or CM capability until the
+	 * GSI QP carries them: ib_mad would try to open QP1 otherwise.
+	 */
+	immutable->core_cap_flags = RDMA_CORE_CAP_PROT_ROCE_UDP_ENCAP |
+				    RDMA_CORE_CAP_ETH_AH;
+	immutable->gid_tbl_len = SRDMA_GID_TABLE_LEN;
+	immutable->pkey_tbl_len = SRDMA_PKEY_TABLE_LEN;
+	return 0;
+}
+
+static void srdma_get_dev_fw_str(struct ib_device *ib_dev, char *str)
+{
+	strscpy(str, SRDMA_FW_VERSION, IB_FW_VERSION_NAME_MAX);
+}
+
+static int srdma_alloc_ucontext(struct ib_ucontext *ibuc,
+				struct ib_udata *udata)
+{
+	/* The rxe ABI passes nothing at context allocation. */
+	return 0;
+}
+
+static void srdma_dealloc_ucontext(struct ib_ucontext *ibuc)
+{
+}
+
+static int srdma_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	struct srdma_dev *sdev = to_srdma_dev(ibpd->device);
+
+	if (atomic_inc_return(&sdev->pd_count) > SRDMA_MAX_PD) {
+		atomic_dec(&sdev->pd_count);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static int srdma_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	atomic_dec(&to_srdma_dev(ibpd->device)->pd_count);
+	return 0;
+}
+
+/*
+ * ib_core requires these verbs of every device. Until srdma has CQs, QPs and
+ * MRs they refuse, and the device attributes say so (max_cq, max_qp and
+ * max_mr are zero).
+ */
+static int srdma_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+			   struct ib_udata *udata)
+{
+	return -EOPNOTSUPP;
+}
+
+static int srdma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
+{
+	return 0;
+}
+
+static int srdma_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
+{
+	return -EOPNOTSUPP;
+}
+
+static int srdma_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
+{
+	return -EOPNOTSUPP;
+}
+
+static int srdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+			   struct ib_udata *udata)
+{
+	return -EOPNOTSUPP;
+}
+
+static int srdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
+			   int mask, struct ib_udata *udata)
+{
+	return -EOPNOTSUPP;
+}
+
+static int srdma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
+{
+	return 0;
+}
+
+static int srdma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+			   const struct ib_send_wr **bad_wr)
+{
+	*bad_wr = wr;
+	return -EOPNOTSUPP;
+}
+
+static int srdma_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+			   const struct ib_recv_wr **bad_wr)
+{
+	*bad_wr = wr;
+	return -EOPNOTSUPP;
+}
+
+static struct ib_mr *srdma_get_dma_mr(struct ib_pd *ibpd, int access)
+{
+	return ERR_PTR(-EOPNOTSUPP);
+}
+
+static struct ib_mr *srdma_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 len,
+				       u64 iova, int access,
+				       struct ib_udata *udata)
+{
+	return ERR_PTR(-EOPNOTSUPP);
+}
+
+static int srdma_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
+{
+	return -EOPNOTSUPP;
+}
+
+const struct ib_device_ops srdma_dev_ops = {
+	.owner = THIS_MODULE,
+	.driver_id = RDMA_DRIVER_RXE,
+	.uverbs_abi_ver = SRDMA_UVERBS_ABI_VERSION,
+
+	.alloc_pd = srdma_alloc_pd,
+	.alloc_ucontext = srdma_alloc_ucontext,
+	.create_cq = srdma_create_cq,
+	.create_qp = srdma_create_qp,
+	.dealloc_driver = srdma_dealloc_driver,
+	.dealloc_pd = srdma_dealloc_pd,
+	.dealloc_ucontext = srdma_dealloc_ucontext,
+	.dereg_mr = srdma_dereg_mr,
+	.destroy_cq = srdma_destroy_cq,
+	.destroy_qp = srdma_destroy_qp,
+	.get_dev_fw_str = srdma_get_dev_fw_str,
+	.get_dma_mr = srdma_get_dma_mr,
+	.get_link_layer = srdma_get_link_layer,
+	.get_port_immutable = srdma_get_port_immutable,
+	.modify_device = srdma_modify_device,
+	.modify_qp = srdma_modify_qp,
+	.poll_cq = srdma_poll_cq,
+	.post_recv = srdma_post_recv,
+	.post_send = srdma_post_send,
+	.query_device = srdma_query_device,
+	.query_pkey = srdma_query_pkey,
+	.query_port = srdma_query_port,
+	.reg_user_mr = srdma_reg_user_mr,
+	.req_notify_cq = srdma_req_notify_cq,
+
+	INIT_RDMA_OBJ_SIZE(ib_cq, srdma_cq, ibcq),
+	INIT_RDMA_OBJ_SIZE(ib_pd, srdma_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_qp, srdma_qp, ibqp),
+	INIT_RDMA_OBJ_SIZE(ib_ucontext, srdma_ucontext, ibuc),
+};

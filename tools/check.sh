@@ -1,0 +1,135 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+#
+# make check: install what is missing, build the test kernel (cached) and the
+# module, lint, run the KUnit suites and every scenario in tools/scenarios in
+# its own VM. Ends with the line "N passed, N failed"; exits 1 on any failure.
+#
+#   tools/check.sh [SCENARIO...]    only the named scenarios (and the builds)
+set -uo pipefail
+
+repo=$(cd "$(dirname "$0")/.." && pwd)
+cd "$repo"
+out=$repo/results/check
+rm -rf "$out"
+mkdir -p "$out"
+passed=0
+failed=0
+t0=$(date +%s)
+
+pass() { passed=$((passed + 1)); echo "PASS  $*"; }
+fail() { failed=$((failed + 1)); echo "FAIL  $*"; }
+summary() {
+	echo "check: done in $(( $(date +%s) - t0 ))s; logs in $out"
+	echo "$passed passed, $failed failed"
+	[ $failed = 0 ]
+	exit
+}
+# run_test NAME LOG COMMAND...: one test that passes when the command does
+run_test() {
+	local name=$1 log=$2; shift 2
+	if "$@" > "$log" 2>&1; then
+		pass "$name"
+	else
+		fail "$name (log: $log)"
+		tail -n 30 "$log" | sed 's/^/      /'
+	fi
+}
+
+echo "check: packages"
+if ! tools/deps.sh > "$out/deps.log" 2>&1; then
+	fail "install Debian packages (log: $out/deps.log)"
+	summary
+fi
+echo "check: test kernel (built once, then cached)"
+if ! kernel=$(tools/kernel/build.sh debug 2> "$out/kernel.log"); then
+	tail -n 30 "$out/kernel.log"
+	fail "build the test kernel (log: $out/kernel.log)"
+	summary
+fi
+src=$(dirname "$(readlink -f "$kernel/build/source")")/$(basename "$(readlink -f "$kernel/build/source")")
+echo "check: kernel ready after $(( $(date +%s) - t0 ))s"
+
+# A build passes when it succeeds without a single warning.
+no_warnings() {
+	local log=$1; shift
+	"$@" > "$log" 2>&1 || return 1
+	! grep -E 'warning:|error:' "$log"
+}
+build_test_kernel() {
+	make -s clean > /dev/null
+	make -C "$kernel/build" M="$repo" W=1 modules
+}
+build_debian_headers() {
+	local hdr tmp
+	hdr=$(ls -d /usr/src/linux-headers-6.1.*-amd64 | grep -v -e cloud -e rt | sort -V | tail -1)
+	[ -n "$hdr" ] || { echo "no linux-headers-6.1.*-amd64"; return 1; }
+	echo "building against $hdr"
+	tmp=$(mktemp -d)
+	cp -r Kbuild include drivers kunit "$tmp/"
+	make -C "$hdr" M="$tmp" W=1 modules
+	local rc=$?
+	rm -rf "$tmp"
+	return $rc
+}
+sparse_check() {
+	make -C "$kernel/build" M="$repo" C=2 modules
+}
+checkpatch() {
+	find drivers include kunit -name '*.[ch]' -print0 |
+		xargs -0 "$src/scripts/checkpatch.pl" --no-tree --strict \
+			--ignore FILE_PATH_CHANGES -q -f
+}
+
+run_test "build: against Debian's linux-headers (W=1, no warning)" "$out/build-debian.log" \
+	no_warnings "$out/build-debian.raw" build_debian_headers
+run_test "build: against the test kernel (W=1, no warning)" "$out/build.log" \
+	no_warnings "$out/build.raw" build_test_kernel
+run_test "lint: sparse (C=2, no warning)" "$out/sparse.log" \
+	no_warnings "$out/sparse.raw" sparse_check
+run_test "lint: checkpatch --strict" "$out/checkpatch.log" checkpatch
+
+if [ ! -e drivers/infiniband/sw/srdma/srdma.ko ]; then
+	fail "srdma.ko was not built: no VM tests"
+	summary
+fi
+
+# The scenarios, each in a fresh VM.
+scenarios=("$@")
+if [ ${#scenarios[@]} = 0 ]; then
+	for f in tools/scenarios/*.sh; do
+		[ "$(basename "$f")" = lib.sh ] || scenarios+=("$(basename "$f" .sh)")
+	done
+fi
+for s in "${scenarios[@]}"; do
+	f=tools/scenarios/$s.sh
+	[ -e "$f" ] || { fail "scenario $s: no such file"; continue; }
+	peer=()
+	head -3 "$f" | grep -q '^# topology: two' && peer=(--peer "bash $f")
+	run_test "vm: $s" "$out/$s.log" \
+		tools/vm/run --results "$out/$s" "${peer[@]}" -- bash "$f"
+	[ "$s" = kunit ] || continue
+
+	# Each KUnit case counts as a test.
+	for ktap in "$out"/kunit/a/kunit/*.ktap; do
+		[ -e "$ktap" ] || { fail "kunit: no results"; break; }
+		suite=$(basename "$ktap" .ktap)
+		python3 "$src/tools/testing/kunit/kunit.py" parse "$ktap" \
+			> "$out/kunit-$suite.log" 2>&1
+		line=$(grep -E 'Testing complete\. Ran [0-9]+ tests' "$out/kunit-$suite.log" | tail -1)
+		ran=$(sed -nE 's/.*Ran ([0-9]+) tests.*/\1/p' <<< "$line")
+		ok=$(sed -nE 's/.*passed: ([0-9]+).*/\1/p' <<< "$line")
+		if [ -z "$ran" ] || [ -z "$ok" ]; then
+			fail "kunit $suite: unparsable results (log: $out/kunit-$suite.log)"
+			continue
+		fi
+		echo "      kunit $suite: $line"
+		passed=$((passed + ok))
+		if [ "$ok" != "$ran" ]; then
+			failed=$((failed + ran - ok))
+			echo "FAIL  kunit $suite: $((ran - ok)) of $ran failed"
+			grep -E 'not ok|FAILED|Expected' "$out/kunit-$suite.log" | head -20 | sed 's/^/      /'
+		fi
+	done
+done
+summary

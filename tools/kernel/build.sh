@@ -1,0 +1,83 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build the srdma test kernel from Debian's linux-source-6.1 and cache it.
+#
+#   tools/kernel/build.sh [debug|plain]     prints the kernel's cache directory
+#
+# The cache key is made of the inputs: the linux-source-6.1 package version,
+# the config fragments and this script. A second call with the same inputs
+# returns at once. The directory holds:
+#   build/              the O= build tree (KDIR for out-of-tree modules)
+#   bzImage             the kernel to boot
+#   mods/lib/modules/V  the installed modules (stripped)
+#   release             the kernel release string (uname -r)
+set -euo pipefail
+
+flavour=${1:-debug}
+here=$(cd "$(dirname "$0")" && pwd)
+cache=${SRDMA_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/srdma}
+tarball=/usr/src/linux-source-6.1.tar.xz
+
+case $flavour in
+debug) fragments=("$here/base.config" "$here/debug.config") ;;
+plain) fragments=("$here/base.config") ;;
+*) echo "build.sh: unknown flavour '$flavour' (debug or plain)" >&2; exit 2 ;;
+esac
+
+srcver=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null) || {
+	echo "build.sh: package linux-source-6.1 is not installed" >&2
+	exit 1
+}
+key=$( { echo "$srcver"; cat "${fragments[@]}" "$0"; } | sha256sum | cut -c1-16)
+out=$cache/kernel-$flavour-$key
+log() { echo "build.sh: $*" >&2; }
+
+if [ -e "$out/done" ]; then
+	echo "$out"
+	exit 0
+fi
+
+src=$cache/src/linux-$srcver
+if [ ! -e "$src/.unpacked" ]; then
+	log "unpacking linux-source $srcver"
+	rm -rf "$src" "$src.tmp"
+	mkdir -p "$src.tmp"
+	tar -xJf "$tarball" -C "$src.tmp" --strip-components=1
+	touch "$src.tmp/.unpacked"
+	mv "$src.tmp" "$src"
+fi
+
+log "configuring $flavour kernel in $out"
+rm -rf "$out"
+mkdir -p "$out/build"
+make -s -C "$src" O="$out/build" x86_64_defconfig >&2
+"$src/scripts/kconfig/merge_config.sh" -m -O "$out/build" "$out/build/.config" \
+	"$src/kernel/configs/kvm_guest.config" "${fragments[@]}" >/dev/null
+make -s -C "$src" O="$out/build" olddefconfig >&2
+
+# merge_config drops what Kconfig refuses without failing: check every line.
+bad=0
+while IFS= read -r line; do
+	case $line in CONFIG_*=*) ;; *) continue ;; esac
+	sym=${line%%=*}
+	val=${line#*=}
+	if [ "$val" = n ]; then
+		if grep -Eq "^$sym=(y|m)$" "$out/build/.config"; then
+			log "config: $sym is set but the fragment says n"; bad=1
+		fi
+	elif ! grep -qx "$line" "$out/build/.config"; then
+		log "config: wanted $line, got: $(grep -E "^(# )?$sym[= ]" "$out/build/.config" || echo unset)"
+		bad=1
+	fi
+done < <(cat "${fragments[@]}")
+[ $bad = 0 ] || { log "config fragment not satisfied"; exit 1; }
+
+log "building (make -j$(nproc)); this takes several minutes once"
+make -s -C "$src" O="$out/build" -j"$(nproc)" bzImage modules >&2
+make -s -C "$src" O="$out/build" INSTALL_MOD_PATH="$out/mods" \
+	INSTALL_MOD_STRIP=1 modules_install >&2
+cp "$out/build/arch/x86/boot/bzImage" "$out/bzImage"
+make -s -C "$src" O="$out/build" kernelrelease > "$out/release"
+touch "$out/done"
+echo "$out"

@@ -1,0 +1,44 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+# rdma link add refuses bad requests with a clear error and changes nothing.
+. "$(dirname "$0")/lib.sh"
+
+veth_pair
+modprobe srdma
+check_match "unknown netdev: No such device" 'No such device' \
+	rdma link add srdma0 type srdma netdev nosuch0
+check_fails "unknown netdev: no device made" ib_exists srdma0
+
+check_fails "loopback (not Ethernet) is refused" \
+	rdma link add srdma0 type srdma netdev lo
+check_match "the kernel log says why" 'lo is not an Ethernet device' dmesg
+check_fails "loopback: no device made" ib_exists srdma0
+
+ip link add link veth0 name veth0.5 type vlan id 5 2>/dev/null && {
+	check_fails "a VLAN netdev is refused" \
+		rdma link add srdma0 type srdma netdev veth0.5
+	check_match "the kernel log says why" "VLAN's real device" dmesg
+}
+
+check "first device on veth0" rdma link add srdma0 type srdma netdev veth0
+check_match "second device on veth0: File exists" 'File exists' \
+	rdma link add srdma9 type srdma netdev veth0
+check_match "the kernel log says why" 'veth0 already has an srdma device' dmesg
+check_fails "second device: not made" ib_exists srdma9
+check_fails "a name already taken is refused" \
+	rdma link add srdma0 type srdma netdev veth1
+check "the first device is unharmed" port_is srdma0 ACTIVE
+check "rdma link delete srdma0" rdma link delete srdma0
+
+# rdma_rxe binds UDP 4791 in this namespace when it loads.
+check "modprobe rdma_rxe" modprobe rdma_rxe
+check_match "port taken by rdma_rxe: Address already in use" \
+	'Address already in use' rdma link add srdma0 type srdma netdev veth0
+check_match "the kernel log names the port and rdma_rxe" \
+	'UDP port 4791 is already in use in this network namespace \(is rdma_rxe loaded\?\)' dmesg
+check_fails "port taken: no device made" ib_exists srdma0
+check "rmmod rdma_rxe" rmmod rdma_rxe
+check "with the port free, the device is made" \
+	rdma link add srdma0 type srdma netdev veth0
+check "rmmod srdma" rmmod srdma
+finish

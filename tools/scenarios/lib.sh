@@ -1,0 +1,108 @@
+# SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+#
+# Helpers for guest scenarios (sourced; runs inside a test VM).
+#
+# A scenario is a bash script in tools/scenarios/ that sources this file,
+# makes checks with check/check_fails/check_match, and ends with finish.
+# Each check prints "ok - ..." or "not ok - ..." with the command's output;
+# finish exits non-zero if any check failed. tools/check.sh runs each
+# scenario in a fresh VM; a first line "# topology: two" asks for two VMs,
+# where the script runs on both with SRDMA_ROLE=a or b.
+
+set -u
+: "${SRDMA_RESULTS:=/tmp}"
+_fails=0
+_checks=0
+_out=$(mktemp)
+
+_report() {	# _report STATUS DESCRIPTION
+	_checks=$((_checks + 1))
+	if [ "$1" = ok ]; then
+		echo "ok $_checks - $2"
+	else
+		_fails=$((_fails + 1))
+		echo "not ok $_checks - $2"
+		sed 's/^/#   /' "$_out"
+	fi
+}
+
+# check DESCRIPTION COMMAND...: the command must succeed
+check() {
+	local desc=$1; shift
+	if "$@" > "$_out" 2>&1; then _report ok "$desc"; else _report bad "$desc"; fi
+}
+
+# check_fails DESCRIPTION COMMAND...: the command must fail
+check_fails() {
+	local desc=$1; shift
+	if "$@" > "$_out" 2>&1; then _report bad "$desc (it succeeded)"; else _report ok "$desc"; fi
+}
+
+# check_match DESCRIPTION REGEX COMMAND...: the output (stdout and stderr)
+# must match the extended regex; the exit status does not matter
+check_match() {
+	local desc=$1 re=$2; shift 2
+	"$@" > "$_out" 2>&1 || true
+	if grep -Eq -- "$re" "$_out"; then
+		_report ok "$desc"
+	else
+		echo "# expected /$re/ in the output of: $*" >> "$_out"
+		_report bad "$desc"
+	fi
+}
+
+# check_no_match DESCRIPTION REGEX COMMAND...
+check_no_match() {
+	local desc=$1 re=$2; shift 2
+	"$@" > "$_out" 2>&1 || true
+	if grep -Eq -- "$re" "$_out"; then
+		echo "# did not expect /$re/ in the output of: $*" >> "$_out"
+		_report bad "$desc"
+	else
+		_report ok "$desc"
+	fi
+}
+
+# wait_until SECONDS COMMAND...: poll every 0.1 s until the command succeeds
+wait_until() {
+	local deadline=$(( $(date +%s) + $1 )); shift
+	until "$@" > /dev/null 2>&1; do
+		[ "$(date +%s)" -lt $deadline ] || return 1
+		sleep 0.1
+	done
+}
+
+finish() {
+	rm -f "$_out"
+	echo "# $((_checks - _fails)) of $_checks checks passed"
+	[ $_fails = 0 ]
+	exit
+}
+
+# veth_pair: veth0 (198.18.0.1) <-> veth1 (198.18.0.2), both up
+veth_pair() {
+	ip link add veth0 type veth peer name veth1
+	ip addr add 198.18.0.1/24 dev veth0
+	ip addr add 198.18.0.2/24 dev veth1
+	ip addr add fd00:5264:6d61::1/64 dev veth0 nodad
+	ip addr add fd00:5264:6d61::2/64 dev veth1 nodad
+	ip link set veth0 up
+	ip link set veth1 up
+}
+
+# Device helpers
+ib_exists() { [ -e "/sys/class/infiniband/$1" ]; }
+ib_gone() { [ ! -e "/sys/class/infiniband/$1" ]; }
+port_state() { cat "/sys/class/infiniband/$1/ports/1/state"; }
+port_is() { port_state "$1" | grep -q "$2"; }
+
+# Load the uverbs stack as rdma-core's udev rules do on a real machine.
+load_uverbs() { modprobe ib_uverbs; }
+
+# Keep a user context open on a device: ibv_asyncwatch prints its events.
+# async_watch DEVICE OUTFILE; the pid is in $watch_pid
+async_watch() {
+	ibv_asyncwatch -d "$1" > "$2" 2>&1 &
+	watch_pid=$!
+	wait_until 10 grep -q "async event FD" "$2"
+}
