@@ -43,7 +43,7 @@ check "events PORT_ERR then PORT_ACTIVE reached the user context" wait_until 10 
 	       grep -q IBV_EVENT_PORT_ACTIVE $SRDMA_RESULTS/events.txt"
 ip link set veth0 down
 check "interface down: port DOWN" wait_until 10 port_is srdma0 DOWN
-check_match "interface down: physical state DISABLED" 'DISABLED' \
+check_match "interface down: physical state Disabled" '3: Disabled' \
 	cat /sys/class/infiniband/srdma0/ports/1/phys_state
 ip link set veth0 up
 check "interface up: port ACTIVE" wait_until 10 port_is srdma0 ACTIVE

@@ -10,7 +10,7 @@
 # where the script runs on both with SRDMA_ROLE=a or b.
 
 set -u
-: "${SRDMA_RESULTS:=/tmp}"
+: "${SRDMA_RESULTS:=/tmp}" "${SRDMA_SHARED:=/tmp}"
 _fails=0
 _checks=0
 _out=$(mktemp)
@@ -70,6 +70,14 @@ wait_until() {
 		[ "$(date +%s)" -lt $deadline ] || return 1
 		sleep 0.1
 	done
+}
+
+# barrier NAME: two VMs: wait until the peer reached the same barrier
+barrier() {
+	local peer=b
+	[ "$SRDMA_ROLE" = a ] || peer=a
+	touch "$SRDMA_SHARED/barrier-$1-$SRDMA_ROLE"
+	wait_until 120 test -e "$SRDMA_SHARED/barrier-$1-$peer"
 }
 
 finish() {

@@ -15,7 +15,9 @@
  * few seconds.
  *
  * Parameters come from the kernel command line:
- *   srdma_results=DIR   writable results directory (9p tag "results")
+ *   srdma_shared=DIR    writable directory shared by the VMs of a run
+ *                       (9p tag "results"), mounted at the same path
+ *   srdma_results=DIR   this VM's directory in it
  *   srdma_modules=DIR   the lib/modules tree to mount on /lib/modules
  *   srdma_repo=DIR      the checkout; the command runs there
  *   srdma_role=a|b  srdma_index=1|2  srdma_two=0|1
@@ -149,7 +151,7 @@ static void mount_system(void)
 	snprintf(path, sizeof(path), "/oldroot%s", param("srdma_modules"));
 	mkdir("/lib/modules", 0755);
 	do_mount(path, "/lib/modules", NULL, MS_BIND, NULL);
-	do_mount("results", param("srdma_results"), "9p", 0,
+	do_mount("results", param("srdma_shared"), "9p", 0,
 		 "trans=virtio,version=9p2000.L,msize=262144");
 }
 
@@ -255,6 +257,7 @@ int main(void)
 	setenv("HOME", "/root", 1);
 	setenv("LANG", "C.UTF-8", 1);
 	setenv("SRDMA_RESULTS", results, 1);
+	setenv("SRDMA_SHARED", param("srdma_shared"), 1);
 	setenv("SRDMA_ROLE", param("srdma_role"), 1);
 	setenv("SRDMA_REPO", param("srdma_repo"), 1);
 	setup_network();
@@ -270,7 +273,7 @@ int main(void)
 	snprintf(path, sizeof(path), "%s/exit-status", results);
 	write_file(path, status);
 	sync();
-	umount(results);
+	umount(param("srdma_shared"));
 	power_off();
 	return 0;
 }

@@ -20,7 +20,12 @@
 #define SRDMA_VENDOR_ID			0xffffff
 #define SRDMA_VENDOR_PART_ID		0x5344	/* "SD" */
 #define SRDMA_HW_VERSION		1
-#define SRDMA_FW_VERSION		"0.1.0"
+/* Firmware version major.minor.sub, packed as librxe unpacks attr.fw_ver */
+#define SRDMA_FW_MAJOR			0
+#define SRDMA_FW_MINOR			1
+#define SRDMA_FW_SUB			0
+#define SRDMA_FW_VERSION		((u64)SRDMA_FW_MAJOR << 32 | \
+					 SRDMA_FW_MINOR << 16 | SRDMA_FW_SUB)
 
 #define SRDMA_PORT			1	/* srdma devices have one port */
 #define SRDMA_GID_TABLE_LEN		256

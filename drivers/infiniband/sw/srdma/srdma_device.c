@@ -56,6 +56,7 @@ void srdma_dev_init_attrs(struct srdma_dev *sdev)
 	attr->vendor_id = SRDMA_VENDOR_ID;
 	attr->vendor_part_id = SRDMA_VENDOR_PART_ID;
 	attr->hw_ver = SRDMA_HW_VERSION;
+	attr->fw_ver = SRDMA_FW_VERSION;
 	attr->sys_image_guid = ib_dev->node_guid;
 	attr->max_pd = SRDMA_MAX_PD;
 	attr->max_pkeys = SRDMA_PKEY_TABLE_LEN;
@@ -188,7 +189,8 @@ static int srdma_get_port_immutable(struct ib_device *ib_dev, u32 port_num,
 
 static void srdma_get_dev_fw_str(struct ib_device *ib_dev, char *str)
 {
-	strscpy(str, SRDMA_FW_VERSION, IB_FW_VERSION_NAME_MAX);
+	snprintf(str, IB_FW_VERSION_NAME_MAX, "%d.%d.%d", SRDMA_FW_MAJOR,
+		 SRDMA_FW_MINOR, SRDMA_FW_SUB);
 }
 
 static int srdma_alloc_ucontext(struct ib_ucontext *ibuc,
@@ -199,6 +201,16 @@ static int srdma_alloc_ucontext(struct ib_ucontext *ibuc,
 }
 
 static void srdma_dealloc_ucontext(struct ib_ucontext *ibuc)
+{
+}
+
+/*
+ * Device removal with user contexts open: ib_uverbs revokes the context and
+ * zaps the mappings it made through rdma_user_mmap_entry; nothing of srdma's
+ * own stays mapped. Having this op is what lets removal and rmmod proceed
+ * without waiting for every process to close the device.
+ */
+static void srdma_disassociate_ucontext(struct ib_ucontext *ibuc)
 {
 }
 
@@ -306,6 +318,7 @@ const struct ib_device_ops srdma_dev_ops = {
 	.dealloc_pd = srdma_dealloc_pd,
 	.dealloc_ucontext = srdma_dealloc_ucontext,
 	.dereg_mr = srdma_dereg_mr,
+	.disassociate_ucontext = srdma_disassociate_ucontext,
 	.destroy_cq = srdma_destroy_cq,
 	.destroy_qp = srdma_destroy_qp,
 	.get_dev_fw_str = srdma_get_dev_fw_str,
