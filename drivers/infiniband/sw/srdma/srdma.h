@@ -30,8 +30,8 @@
 #define SRDMA_PORT			1	/* srdma devices have one port */
 #define SRDMA_GID_TABLE_LEN		256
 #define SRDMA_PKEY_TABLE_LEN		1
-#define SRDMA_MAX_MSG_BYTES		(1U << 31)
-#define SRDMA_MAX_PD			(1 << 16)
+#define SRDMA_MAX_MSG_BYTES		BIT(31)
+#define SRDMA_MAX_PD			BIT(16)
 
 /*
  * Bytes a RoCEv2 packet needs around its payload at most: IPv6 (40), UDP (8),
@@ -63,7 +63,7 @@ struct srdma_dev {
 	struct list_head list;
 	struct work_struct unregister_work;
 
-	spinlock_t port_lock;
+	spinlock_t port_lock;		/* guards port_state, active_mtu */
 	enum ib_port_state port_state;
 	enum ib_mtu active_mtu;
 

@@ -25,7 +25,7 @@
  * @sock6: the IPv6 socket, NULL where the namespace has no IPv6
  */
 struct srdma_net {
-	struct mutex lock;
+	struct mutex lock;		/* guards the fields below */
 	unsigned int users;
 	struct socket *sock4;
 	struct socket *sock6;
