@@ -11,7 +11,7 @@ check_fails "unknown netdev: no device made" ib_exists srdma0
 
 check_fails "loopback (not Ethernet) is refused" \
 	rdma link add srdma0 type srdma netdev lo
-check_match "the kernel log says why" 'lo is not an Ethernet device' dmesg
+check_match "the kernel log says why" 'lo: srdma: not an Ethernet device' dmesg
 check_fails "loopback: no device made" ib_exists srdma0
 
 ip link add link veth0 name veth0.5 type vlan id 5 2>/dev/null && {
@@ -23,7 +23,7 @@ ip link add link veth0 name veth0.5 type vlan id 5 2>/dev/null && {
 check "first device on veth0" rdma link add srdma0 type srdma netdev veth0
 check_match "second device on veth0: File exists" 'File exists' \
 	rdma link add srdma9 type srdma netdev veth0
-check_match "the kernel log says why" 'veth0 already has an srdma device' dmesg
+check_match "the kernel log says why" 'veth0: srdma: already has an srdma device' dmesg
 check_fails "second device: not made" ib_exists srdma9
 check_fails "a name already taken is refused" \
 	rdma link add srdma0 type srdma netdev veth1
@@ -35,7 +35,7 @@ check "modprobe rdma_rxe" modprobe rdma_rxe
 check_match "port taken by rdma_rxe: Address already in use" \
 	'Address already in use' rdma link add srdma0 type srdma netdev veth0
 check_match "the kernel log names the port and rdma_rxe" \
-	'UDP port 4791 is already in use in this network namespace \(is rdma_rxe loaded\?\)' dmesg
+	'UDP port 4791 is already in use in the initial network namespace \(is rdma_rxe loaded\?\)' dmesg
 check_fails "port taken: no device made" ib_exists srdma0
 check "rmmod rdma_rxe" rmmod rdma_rxe
 check "with the port free, the device is made" \

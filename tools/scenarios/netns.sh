@@ -1,7 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 # Each network namespace has its own RoCEv2 port; a namespace that goes
-# away takes its devices with it.
+# away takes its devices with it. srdma and rdma_rxe exclude each other
+# through the initial namespace's port, which srdma holds while it has any
+# device.
 . "$(dirname "$0")/lib.sh"
 
 ip netns add ns1
@@ -16,10 +18,28 @@ check "device on veth1 in ns1 (its own UDP socket)" \
 check_match "ns1 has a socket on UDP 4791" ':4791' ip netns exec ns1 ss -uln
 check_match "the initial namespace has one too" ':4791' ss -uln
 check "rdma link delete srdma0" rdma link delete srdma0
-check_no_match "the initial namespace's socket is closed" ':4791' ss -uln
 check_match "ns1's socket is still open" ':4791' ip netns exec ns1 ss -uln
+check_match "the initial namespace's port stays held for srdma1" ':4791' ss -uln
+check_fails "rdma_rxe cannot load beside srdma" modprobe rdma_rxe
+check_fails "rdma_rxe is not loaded" grep -q '^rdma_rxe ' /proc/modules
 
 check "ip netns del ns1 with srdma1 alive" ip netns del ns1
 check "srdma1 goes with its namespace" wait_until 20 ib_gone srdma1
-check "rmmod srdma" rmmod srdma
+check_no_match "with no device left, the initial port is free" ':4791' ss -uln
+
+# rdma_rxe loaded first: no srdma device in any namespace.
+ip netns add ns2
+ip link add veth2 type veth peer name veth3 netns ns2
+check "modprobe rdma_rxe" modprobe rdma_rxe
+check_match "srdma in ns2 is refused while rdma_rxe is loaded" 'Address already in use' \
+	ip netns exec ns2 rdma link add srdma2 type srdma netdev veth3
+check_match "the kernel log says why" \
+	'veth3: srdma: UDP port 4791 is already in use in the initial network namespace' dmesg
+check_fails "no device made" ib_exists srdma2
+check "rmmod rdma_rxe" rmmod rdma_rxe
+check "then srdma in ns2 works" \
+	ip netns exec ns2 rdma link add srdma2 type srdma netdev veth3
+check "rmmod srdma with a device in ns2" rmmod srdma
+check "srdma2 is gone" ib_gone srdma2
+check "ip netns del ns2" ip netns del ns2
 finish

@@ -48,6 +48,7 @@
  * @ndev_tracker: tracks that reference
  * @net: the netdev's namespace at creation; its UDP socket is held
  * @list: entry in the driver's device list, under srdma_devices_lock
+ * @ndev_gone: the netdev was unregistered, under srdma_devices_lock
  * @unregister_work: unregisters the device outside RTNL when its netdev goes
  * @port_lock: guards @port_state and @active_mtu
  * @port_state: IB_PORT_ACTIVE while the netdev is up with carrier, else DOWN
@@ -61,6 +62,7 @@ struct srdma_dev {
 	netdevice_tracker ndev_tracker;
 	struct net *net;
 	struct list_head list;
+	bool ndev_gone;
 	struct work_struct unregister_work;
 
 	spinlock_t port_lock;		/* guards port_state, active_mtu */

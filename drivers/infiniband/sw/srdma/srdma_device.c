@@ -75,7 +75,8 @@ static enum ib_port_state srdma_ndev_port_state(struct net_device *ndev)
  * srdma_port_update() - follow the netdev's carrier and MTU
  * @sdev: the device
  *
- * Raises IB_EVENT_PORT_ACTIVE or IB_EVENT_PORT_ERR when the state changes.
+ * Raises IB_EVENT_PORT_ACTIVE or IB_EVENT_PORT_ERR when the state of a
+ * registered device changes.
  */
 void srdma_port_update(struct srdma_dev *sdev)
 {
@@ -87,20 +88,26 @@ void srdma_port_update(struct srdma_dev *sdev)
 		.element.port_num = SRDMA_PORT,
 	};
 
-	spin_lock_bh(&sdev->port_lock);
+	spin_lock(&sdev->port_lock);
 	old = sdev->port_state;
 	sdev->port_state = state;
 	sdev->active_mtu = mtu ? mtu : IB_MTU_256;
-	spin_unlock_bh(&sdev->port_lock);
+	spin_unlock(&sdev->port_lock);
 
-	/* IB_PORT_NOP: the first update, at creation, raises no event */
-	if (old == state || old == IB_PORT_NOP)
+	if (old == state)
+		return;
+	/*
+	 * Events only while registered: ib_dispatch_event() queues work that
+	 * queries the port, and ib_core flushes it only on unregistration.
+	 */
+	if (!ib_device_try_get(&sdev->ib_dev))
 		return;
 	ibdev_info(&sdev->ib_dev, "port %s\n",
 		   state == IB_PORT_ACTIVE ? "active" : "down");
 	event.event = state == IB_PORT_ACTIVE ? IB_EVENT_PORT_ACTIVE :
 						IB_EVENT_PORT_ERR;
 	ib_dispatch_event(&event);
+	ib_device_put(&sdev->ib_dev);
 }
 
 static int srdma_query_device(struct ib_device *ib_dev,
@@ -120,10 +127,10 @@ static int srdma_query_port(struct ib_device *ib_dev, u32 port_num,
 	int err;
 
 	/* ib_core zeroed *attr */
-	spin_lock_bh(&sdev->port_lock);
+	spin_lock(&sdev->port_lock);
 	attr->state = sdev->port_state;
 	attr->active_mtu = sdev->active_mtu;
-	spin_unlock_bh(&sdev->port_lock);
+	spin_unlock(&sdev->port_lock);
 
 	attr->max_mtu = IB_MTU_4096;
 	attr->gid_tbl_len = SRDMA_GID_TABLE_LEN;

@@ -39,22 +39,6 @@ static struct srdma_dev *srdma_find_by_ndev(struct net_device *ndev)
 	return NULL;
 }
 
-/**
- * srdma_dealloc_driver() - release what a device holds, once unregistered
- * @ib_dev: the device; ib_core frees it after this returns
- */
-void srdma_dealloc_driver(struct ib_device *ib_dev)
-{
-	struct srdma_dev *sdev = to_srdma_dev(ib_dev);
-
-	mutex_lock(&srdma_devices_lock);
-	list_del(&sdev->list);
-	mutex_unlock(&srdma_devices_lock);
-
-	srdma_net_put(sdev->net);
-	netdev_put(sdev->ndev, &sdev->ndev_tracker);
-}
-
 static void srdma_unregister_work(struct work_struct *work)
 {
 	struct srdma_dev *sdev = container_of(work, struct srdma_dev,
@@ -74,8 +58,7 @@ static void srdma_queue_unregister(struct srdma_dev *sdev)
 static int srdma_check_ndev(struct net_device *ndev)
 {
 	if (ndev->type != ARPHRD_ETHER) {
-		netdev_err(ndev, "srdma: %s is not an Ethernet device\n",
-			   ndev->name);
+		netdev_err(ndev, "srdma: not an Ethernet device\n");
 		return -EINVAL;
 	}
 	if (is_vlan_dev(ndev)) {
@@ -86,44 +69,77 @@ static int srdma_check_ndev(struct net_device *ndev)
 	return 0;
 }
 
+/*
+ * Bind a new device to its netdev. Under RTNL the netdev can neither go nor
+ * change namespace meanwhile; from here on the notifier sees the device.
+ */
+static int srdma_claim_ndev(struct srdma_dev *sdev, struct net_device *ndev)
+{
+	int err = 0;
+
+	rtnl_lock();
+	mutex_lock(&srdma_devices_lock);
+	if (ndev->reg_state != NETREG_REGISTERED) {
+		err = -ENODEV;
+	} else if (srdma_find_by_ndev(ndev)) {
+		netdev_err(ndev, "srdma: already has an srdma device\n");
+		err = -EEXIST;
+	} else {
+		sdev->ndev = ndev;
+		netdev_hold(ndev, &sdev->ndev_tracker, GFP_KERNEL);
+		sdev->net = dev_net(ndev);
+		list_add_tail(&sdev->list, &srdma_devices);
+	}
+	mutex_unlock(&srdma_devices_lock);
+	rtnl_unlock();
+	return err;
+}
+
+static void srdma_unclaim_ndev(struct srdma_dev *sdev)
+{
+	mutex_lock(&srdma_devices_lock);
+	list_del(&sdev->list);
+	mutex_unlock(&srdma_devices_lock);
+	netdev_put(sdev->ndev, &sdev->ndev_tracker);
+}
+
+/**
+ * srdma_dealloc_driver() - release what a device holds, once unregistered
+ * @ib_dev: the device; ib_core frees it after this returns
+ */
+void srdma_dealloc_driver(struct ib_device *ib_dev)
+{
+	struct srdma_dev *sdev = to_srdma_dev(ib_dev);
+
+	srdma_net_put(sdev->net);
+	srdma_unclaim_ndev(sdev);
+}
+
 static int srdma_newlink(const char *ibdev_name, struct net_device *ndev)
 {
 	struct srdma_dev *sdev;
+	bool ndev_gone;
 	int err;
 
 	err = srdma_check_ndev(ndev);
 	if (err)
 		return err;
 
-	mutex_lock(&srdma_devices_lock);
-	if (srdma_find_by_ndev(ndev)) {
-		mutex_unlock(&srdma_devices_lock);
-		netdev_err(ndev, "srdma: %s already has an srdma device\n",
-			   ndev->name);
-		return -EEXIST;
-	}
 	sdev = ib_alloc_device(srdma_dev, ib_dev);
-	if (!sdev) {
-		mutex_unlock(&srdma_devices_lock);
+	if (!sdev)
 		return -ENOMEM;
-	}
-	sdev->ndev = ndev;
-	netdev_hold(ndev, &sdev->ndev_tracker, GFP_KERNEL);
-	sdev->net = dev_net(ndev);
 	INIT_WORK(&sdev->unregister_work, srdma_unregister_work);
 	spin_lock_init(&sdev->port_lock);
-	sdev->port_state = IB_PORT_NOP;	/* no event for the first update */
-	list_add_tail(&sdev->list, &srdma_devices);
-	mutex_unlock(&srdma_devices_lock);
+	/* A parallel unregistration may free it as soon as it is registered. */
+	get_device(&sdev->ib_dev.dev);
 
+	err = srdma_claim_ndev(sdev, ndev);
+	if (err)
+		goto err_dealloc;
 	err = srdma_net_get(sdev->net, ndev);
 	if (err) {
-		mutex_lock(&srdma_devices_lock);
-		list_del(&sdev->list);
-		mutex_unlock(&srdma_devices_lock);
-		netdev_put(ndev, &sdev->ndev_tracker);
-		ib_dealloc_device(&sdev->ib_dev);
-		return err;
+		srdma_unclaim_ndev(sdev);
+		goto err_dealloc;
 	}
 
 	/* From here on srdma_dealloc_driver() undoes all of the above. */
@@ -140,13 +156,18 @@ static int srdma_newlink(const char *ibdev_name, struct net_device *ndev)
 	if (err)
 		goto err_dealloc;
 
-	/* The netdev may have begun to go while we registered. */
-	if (READ_ONCE(ndev->reg_state) != NETREG_REGISTERED)
+	/* An unregistration queued before we registered did nothing: again. */
+	mutex_lock(&srdma_devices_lock);
+	ndev_gone = sdev->ndev_gone;
+	mutex_unlock(&srdma_devices_lock);
+	if (ndev_gone)
 		srdma_queue_unregister(sdev);
+	put_device(&sdev->ib_dev.dev);
 	return 0;
 
 err_dealloc:
 	ib_dealloc_device(&sdev->ib_dev);
+	put_device(&sdev->ib_dev.dev);
 	return err;
 }
 
@@ -167,7 +188,8 @@ static int srdma_netdev_event(struct notifier_block *nb, unsigned long event,
 		goto out;
 
 	switch (event) {
-	case NETDEV_UNREGISTER:
+	case NETDEV_UNREGISTER:	/* also when it moves to another namespace */
+		sdev->ndev_gone = true;
 		srdma_queue_unregister(sdev);
 		break;
 	case NETDEV_UP:
@@ -248,10 +270,14 @@ void srdma_flush_unregistrations(void)
 static void __exit srdma_exit(void)
 {
 	rdma_link_unregister(&srdma_link_ops);
-	unregister_netdevice_notifier(&srdma_netdev_notifier);
+	/*
+	 * Devices first: unregistering the notifier replays DOWN and
+	 * UNREGISTER of every netdev, which would raise port events on them.
+	 */
 	srdma_unregister_all();
+	unregister_netdevice_notifier(&srdma_netdev_notifier);
 	srdma_net_exit();
-	destroy_workqueue(srdma_wq);
+	destroy_workqueue(srdma_wq);	/* drains a late unregister work */
 }
 
 module_init(srdma_init);

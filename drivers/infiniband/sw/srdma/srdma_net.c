@@ -7,6 +7,12 @@
  * namespace is created, and closes it when the last such device goes. If the
  * port is taken (rdma_rxe binds it in the initial namespace when it loads),
  * creating the device fails with -EADDRINUSE and a message saying so.
+ *
+ * srdma and rdma_rxe cannot run in one kernel: both report the driver id
+ * RDMA_DRIVER_RXE (that is how librxe drives srdma), and rdma_rxe's netdev
+ * notifier would take an srdma device for one of its own. rdma_rxe binds the
+ * port in the initial namespace when it loads, so srdma holds that port too
+ * while it has any device: each excludes the other.
  */
 #include <linux/mutex.h>
 #include <net/ipv6.h>
@@ -68,46 +74,51 @@ static struct socket *srdma_udp_open(struct net *net, bool ipv6)
 	return sock;
 }
 
+static void srdma_net_close(struct srdma_net *sn)
+{
+	if (sn->sock6)
+		udp_tunnel_sock_release(sn->sock6);
+	if (sn->sock4)
+		udp_tunnel_sock_release(sn->sock4);
+	sn->sock4 = NULL;
+	sn->sock6 = NULL;
+}
+
 static int srdma_net_open(struct srdma_net *sn, struct net *net,
 			  struct net_device *ndev)
 {
+	const char *where = net_eq(net, &init_net) ? "initial" : "device's";
 	struct socket *sock;
+	int err;
 
 	sock = srdma_udp_open(net, false);
 	if (IS_ERR(sock))
 		goto err;
 	sn->sock4 = sock;
 
-	sock = srdma_udp_open(net, true);
-	if (PTR_ERR(sock) == -EAFNOSUPPORT)	/* no IPv6 here: IPv4 only */
+	if (!IS_ENABLED(CONFIG_IPV6))
 		return 0;
-	if (IS_ERR(sock)) {
-		udp_tunnel_sock_release(sn->sock4);
-		sn->sock4 = NULL;
-		goto err;
+	sock = srdma_udp_open(net, true);
+	if (!IS_ERR(sock)) {
+		sn->sock6 = sock;
+		return 0;
 	}
-	sn->sock6 = sock;
-	return 0;
-
+	if (PTR_ERR(sock) == -EAFNOSUPPORT)	/* IPv6 disabled: IPv4 only */
+		return 0;
+	srdma_net_close(sn);
 err:
-	if (PTR_ERR(sock) == -EADDRINUSE)
+	err = PTR_ERR(sock);
+	if (err == -EADDRINUSE)
 		netdev_err(ndev,
-			   "srdma: UDP port %u is already in use in this network namespace (is rdma_rxe loaded?)\n",
-			   ROCE_V2_UDP_DPORT);
+			   "srdma: UDP port %u is already in use in the %s network namespace (is rdma_rxe loaded?)\n",
+			   ROCE_V2_UDP_DPORT, where);
 	else
-		netdev_err(ndev, "srdma: cannot open UDP port %u: %pe\n",
-			   ROCE_V2_UDP_DPORT, sock);
-	return PTR_ERR(sock);
+		netdev_err(ndev, "srdma: cannot open UDP port %u in the %s network namespace: %pe\n",
+			   ROCE_V2_UDP_DPORT, where, sock);
+	return err;
 }
 
-/**
- * srdma_net_get() - hold the RoCEv2 sockets of a namespace, opening them
- * @net: the namespace of the device's netdev
- * @ndev: the netdev, named in error messages
- *
- * Return: 0, or -EADDRINUSE if another user holds the port, or another errno.
- */
-int srdma_net_get(struct net *net, struct net_device *ndev)
+static int srdma_net_hold(struct net *net, struct net_device *ndev)
 {
 	struct srdma_net *sn = net_generic(net, srdma_net_id);
 	int err = 0;
@@ -121,23 +132,48 @@ int srdma_net_get(struct net *net, struct net_device *ndev)
 	return err;
 }
 
-/**
- * srdma_net_put() - drop a hold taken by srdma_net_get()
- * @net: the namespace
- */
-void srdma_net_put(struct net *net)
+static void srdma_net_release(struct net *net)
 {
 	struct srdma_net *sn = net_generic(net, srdma_net_id);
 
 	mutex_lock(&sn->lock);
-	if (!WARN_ON(!sn->users) && !--sn->users) {
-		if (sn->sock6)
-			udp_tunnel_sock_release(sn->sock6);
-		udp_tunnel_sock_release(sn->sock4);
-		sn->sock4 = NULL;
-		sn->sock6 = NULL;
-	}
+	if (!WARN_ON(!sn->users) && !--sn->users)
+		srdma_net_close(sn);
 	mutex_unlock(&sn->lock);
+}
+
+/**
+ * srdma_net_get() - hold the RoCEv2 sockets a device needs, opening them
+ * @net: the namespace of the device's netdev
+ * @ndev: the netdev, named in error messages
+ *
+ * A device holds the sockets of its namespace and of the initial one (see
+ * the top of this file).
+ *
+ * Return: 0, or -EADDRINUSE if another user holds the port, or another errno.
+ */
+int srdma_net_get(struct net *net, struct net_device *ndev)
+{
+	int err;
+
+	err = srdma_net_hold(&init_net, ndev);
+	if (err || net_eq(net, &init_net))
+		return err;
+	err = srdma_net_hold(net, ndev);
+	if (err)
+		srdma_net_release(&init_net);
+	return err;
+}
+
+/**
+ * srdma_net_put() - drop the holds taken by srdma_net_get()
+ * @net: the namespace of the device's netdev
+ */
+void srdma_net_put(struct net *net)
+{
+	if (!net_eq(net, &init_net))
+		srdma_net_release(net);
+	srdma_net_release(&init_net);
 }
 
 static int __net_init srdma_pernet_init(struct net *net)
@@ -154,7 +190,8 @@ static void __net_exit srdma_pernet_exit(struct net *net)
 
 	/* The netdevs are gone: wait for their devices to let go. */
 	srdma_flush_unregistrations();
-	WARN_ON(sn->users);
+	if (WARN_ON(sn->users))
+		srdma_net_close(sn);
 	mutex_destroy(&sn->lock);
 }
 
