@@ -105,20 +105,41 @@ ktap_of_module_log() {
 	echo "$body"
 }
 
-# The scenarios, each in a fresh VM.
+# The scenarios, each in a fresh VM, SRDMA_JOBS (default 1: TCG guests starve each other) at
+# a time; results are reported in order.
 scenarios=("$@")
 if [ ${#scenarios[@]} = 0 ]; then
 	for f in tools/scenarios/*.sh; do
 		[ "$(basename "$f")" = lib.sh ] || scenarios+=("$(basename "$f" .sh)")
 	done
 fi
-for s in "${scenarios[@]}"; do
-	f=tools/scenarios/$s.sh
-	[ -e "$f" ] || { fail "scenario $s: no such file"; continue; }
-	peer=()
+run_scenario() {
+	local s=$1 f=tools/scenarios/$1.sh peer=()
 	head -3 "$f" | grep -q '^# topology: two' && peer=(--peer "bash $f")
-	run_test "vm: $s" "$out/$s.log" \
-		tools/vm/run --results "$out/$s" "${peer[@]}" -- bash "$f"
+	if tools/vm/run --results "$out/$s" "${peer[@]}" -- bash "$f" > "$out/$s.log" 2>&1; then
+		echo ok > "$out/$s.status"
+	else
+		echo failed > "$out/$s.status"
+	fi
+}
+jobs_max=${SRDMA_JOBS:-1}
+for s in "${scenarios[@]}"; do
+	[ -e "tools/scenarios/$s.sh" ] || continue
+	while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do wait -n; done
+	run_scenario "$s" &
+done
+wait
+for s in "${scenarios[@]}"; do
+	if [ ! -e "tools/scenarios/$s.sh" ]; then
+		fail "scenario $s: no such file"
+		continue
+	fi
+	if [ "$(cat "$out/$s.status" 2>/dev/null)" = ok ]; then
+		pass "vm: $s ($(grep -oE 'ok in [0-9.]+s' "$out/$s.log" | cut -d' ' -f3))"
+	else
+		fail "vm: $s (log: $out/$s.log)"
+		grep -vE '^ok ' "$out/$s.log" | tail -n 30 | sed 's/^/      /'
+	fi
 	[ "$s" = kunit ] || continue
 
 	# Each KUnit case counts as a test.
