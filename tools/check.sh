@@ -27,9 +27,9 @@ summary() {
 }
 # run_test NAME LOG COMMAND...: one test that passes when the command does
 run_test() {
-	local name=$1 log=$2; shift 2
+	local name=$1 log=$2 t=$SECONDS; shift 2
 	if "$@" > "$log" 2>&1; then
-		pass "$name"
+		pass "$name ($((SECONDS - t))s)"
 	else
 		fail "$name (log: $log)"
 		tail -n 30 "$log" | sed 's/^/      /'

@@ -13,4 +13,5 @@ run rdma link add srdma0 type srdma netdev eth0
 run rdma link show
 run ibv_devices
 run ibv_devinfo -d srdma0
+run sh -c 'ibv_devinfo -v -d srdma0 | grep GID'
 run rdma link delete srdma0
