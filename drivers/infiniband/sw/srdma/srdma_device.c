@@ -8,8 +8,6 @@
  * with -EOPNOTSUPP.
  */
 #include <kunit/visibility.h>
-#include <linux/etherdevice.h>
-#include <linux/if_vlan.h>
 #include <net/addrconf.h>
 #include <rdma/ib_mad.h>
 
