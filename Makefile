@@ -24,8 +24,10 @@ endif
 
 all: modules
 
+# .kdir names the kernel build the modules are for: tools/vm/run checks it.
 modules:
-	+$(MAKE) -C $(KDIR_CMD) M="$(CURDIR)" modules
+	+kdir=$(KDIR_CMD) && $(MAKE) -C "$$kdir" M="$(CURDIR)" modules && \
+		readlink -f "$$kdir" > .kdir
 
 check:
 	tools/check.sh
@@ -34,7 +36,7 @@ demo:
 	tools/demo/demo.sh
 
 clean:
-	rm -rf .tmp_versions Module.symvers modules.order
+	rm -rf .tmp_versions Module.symvers modules.order .kdir
 	find . \( -name '*.o' -o -name '*.ko' -o -name '*.mod' -o -name '*.mod.c' \
 		-o -name '.*.cmd' -o -name 'modules.order' -o -name '.*.d' \) \
 		-not -path './.git/*' -delete

@@ -58,7 +58,7 @@ no_warnings() {
 }
 build_test_kernel() {
 	make -s clean > /dev/null
-	make -C "$kernel/build" M="$repo" W=1 modules
+	make W=1 KDIR="$kernel/build" modules
 }
 build_debian_headers() {
 	local hdr tmp
@@ -73,7 +73,7 @@ build_debian_headers() {
 	return $rc
 }
 sparse_check() {
-	make -C "$kernel/build" M="$repo" C=2 modules
+	make C=2 KDIR="$kernel/build" modules
 }
 checkpatch() {
 	find drivers include kunit -name '*.[ch]' -not -name '*.mod.c' -print0 |
