@@ -47,14 +47,16 @@ if ! kernel=$(tools/kernel/build.sh debug 2> "$out/kernel.log"); then
 	fail "build the test kernel (log: $out/kernel.log)"
 	summary
 fi
-src=$(dirname "$(readlink -f "$kernel/build/source")")/$(basename "$(readlink -f "$kernel/build/source")")
+src=$(readlink -f "$kernel/build/source")
 echo "check: kernel ready after $(( $(date +%s) - t0 ))s"
 
 # A build passes when it succeeds without a single warning.
 no_warnings() {
-	local log=$1; shift
-	"$@" > "$log" 2>&1 || return 1
-	! grep -E 'warning:|error:' "$log"
+	local output rc
+	output=$("$@" 2>&1)
+	rc=$?
+	echo "$output"
+	[ $rc = 0 ] && ! grep -qE 'warning:|error:' <<< "$output"
 }
 build_test_kernel() {
 	make -s clean > /dev/null
@@ -76,17 +78,17 @@ sparse_check() {
 	make C=2 KDIR="$kernel/build" modules
 }
 checkpatch() {
-	find drivers include kunit -name '*.[ch]' -not -name '*.mod.c' -print0 |
+	find drivers include kunit tools -name '*.[ch]' -not -name '*.mod.c' -print0 |
 		xargs -0 "$src/scripts/checkpatch.pl" --no-tree --strict \
 			--ignore FILE_PATH_CHANGES -q -f
 }
 
 run_test "build: against Debian's linux-headers (W=1, no warning)" "$out/build-debian.log" \
-	no_warnings "$out/build-debian.raw" build_debian_headers
+	no_warnings build_debian_headers
 run_test "build: against the test kernel (W=1, no warning)" "$out/build.log" \
-	no_warnings "$out/build.raw" build_test_kernel
+	no_warnings build_test_kernel
 run_test "lint: sparse (C=2, no warning)" "$out/sparse.log" \
-	no_warnings "$out/sparse.raw" sparse_check
+	no_warnings sparse_check
 run_test "lint: checkpatch --strict" "$out/checkpatch.log" checkpatch
 
 if [ ! -e drivers/infiniband/sw/srdma/srdma.ko ]; then

@@ -38,30 +38,26 @@ check_fails() {
 	if "$@" > "$_out" 2>&1; then _report bad "$desc (it succeeded)"; else _report ok "$desc"; fi
 }
 
-# check_match DESCRIPTION REGEX COMMAND...: the output (stdout and stderr)
-# must match the extended regex; the exit status does not matter
-check_match() {
-	local desc=$1 re=$2; shift 2
+# _check_output WANT DESCRIPTION REGEX COMMAND...: WANT is 1 if the output
+# must match, 0 if it must not
+_check_output() {
+	local want=$1 desc=$2 re=$3 found=0; shift 3
 	"$@" > "$_out" 2>&1 || true
-	if grep -Eq -- "$re" "$_out"; then
+	grep -Eq -- "$re" "$_out" && found=1
+	if [ $found = "$want" ]; then
 		_report ok "$desc"
 	else
-		echo "# expected /$re/ in the output of: $*" >> "$_out"
+		echo "# $([ "$want" = 1 ] && echo expected || echo "did not expect") /$re/ in the output of: $*" >> "$_out"
 		_report bad "$desc"
 	fi
 }
 
-# check_no_match DESCRIPTION REGEX COMMAND...
-check_no_match() {
-	local desc=$1 re=$2; shift 2
-	"$@" > "$_out" 2>&1 || true
-	if grep -Eq -- "$re" "$_out"; then
-		echo "# did not expect /$re/ in the output of: $*" >> "$_out"
-		_report bad "$desc"
-	else
-		_report ok "$desc"
-	fi
-}
+# check_match DESCRIPTION REGEX COMMAND...: the output (stdout and stderr)
+# must match the extended regex; the exit status does not matter
+check_match() { _check_output 1 "$@"; }
+
+# check_no_match DESCRIPTION REGEX COMMAND...: the output must not match
+check_no_match() { _check_output 0 "$@"; }
 
 # wait_until SECONDS COMMAND...: poll every 0.1 s until the command succeeds
 wait_until() {

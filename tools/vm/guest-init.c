@@ -104,8 +104,8 @@ static void read_cmdline(void)
 	if (n < 0)
 		die("read /proc/cmdline");
 	buf[n] = 0;
-	for (tok = strtok_r(buf, " \n", &save); tok;
-	     tok = strtok_r(NULL, " \n", &save)) {
+	for (tok = strtok_r(buf, "\n ", &save); tok;
+	     tok = strtok_r(NULL, "\n ", &save)) {
 		char *eq = strchr(tok, '=');
 
 		if (strncmp(tok, "srdma_", 6) || !eq)
@@ -242,7 +242,7 @@ int main(void)
 {
 	char path[4096], out[4096], status[16], host[32];
 	const char *results;
-	char *cmd[] = { "bash", path, NULL };
+	char *const cmd[] = { "bash", path, NULL };
 	int rc;
 
 	enter_overlay_root();
