@@ -8,10 +8,16 @@
 #define SRDMA_H
 
 #include <linux/list.h>
+#include <linux/mutex.h>
 #include <linux/netdevice.h>
+#include <linux/refcount.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
+#include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/rdma_user_rxe.h>
+
+#include "srdma_queue.h"
 
 /* The rxe user ABI, so that stock librxe from rdma-core drives srdma. */
 #define SRDMA_UVERBS_ABI_VERSION	2
@@ -32,6 +38,33 @@
 #define SRDMA_PKEY_TABLE_LEN		1
 #define SRDMA_MAX_MSG_BYTES		BIT(31)
 #define SRDMA_MAX_PD			BIT(16)
+
+/* Object limits, advertised in the device attributes */
+#define SRDMA_MAX_QP			BIT(16)
+#define SRDMA_MAX_QP_WR			BIT(14)
+#define SRDMA_MAX_SGE			32
+#define SRDMA_MAX_INLINE_BYTES		512
+#define SRDMA_MAX_CQ			BIT(16)
+#define SRDMA_MAX_CQE			(BIT(16) - 1)
+#define SRDMA_MAX_MR			BIT(16)
+#define SRDMA_MAX_MR_BYTES		U64_MAX
+#define SRDMA_MAX_FAST_REG_PAGES	512
+#define SRDMA_MAX_SRQ			BIT(14)
+#define SRDMA_MAX_SRQ_WR		BIT(14)
+#define SRDMA_MAX_SRQ_SGE		SRDMA_MAX_SGE
+#define SRDMA_MAX_AH			BIT(16)
+/* outstanding RDMA reads and atomics, as responder and as requester */
+#define SRDMA_MAX_RD_ATOMIC		128
+#define SRDMA_PAGE_SIZE_CAP		0xfffff000
+
+/* QP numbers: 0 and 1 are the special QPs, the rest are 24 bits */
+#define SRDMA_GSI_QPN			1
+#define SRDMA_MIN_QPN			16
+#define SRDMA_MAX_QPN			(BIT(24) - 1)
+
+/* widths of QP attributes: 5-bit timers, 3-bit retry counts */
+#define SRDMA_QP_TIMEOUT_MAX		31
+#define SRDMA_QP_RETRY_MAX		7
 
 /*
  * Bytes a RoCEv2 packet needs around its payload at most: IPv6 (40), UDP (8),
@@ -55,6 +88,17 @@
  * @active_mtu: the largest IB MTU that fits the netdev MTU
  * @pd_count: PDs allocated, against SRDMA_MAX_PD
  * @attr: device attributes, fixed at creation
+ * @qp_xa: QPs by QP number
+ * @qp_next: next QP number to try
+ * @mr_xa: MRs by the index part of their key
+ * @mr_next: next MR index to try
+ * @mr_key_gen: source of the changing byte of MR keys
+ * @ah_xa: AHs by ah_num; its lock is taken with interrupts disabled
+ * @ah_next: next ah_num to try
+ * @srq_xa: SRQs by number
+ * @srq_next: next SRQ number to try
+ * @cq_count: CQs allocated, against SRDMA_MAX_CQ
+ * @qp_count: QPs allocated, against SRDMA_MAX_QP
  */
 struct srdma_dev {
 	struct ib_device ib_dev;
@@ -71,6 +115,18 @@ struct srdma_dev {
 
 	atomic_t pd_count;
 	struct ib_device_attr attr;
+
+	struct xarray qp_xa;
+	u32 qp_next;
+	struct xarray mr_xa;
+	u32 mr_next;
+	atomic_t mr_key_gen;
+	struct xarray ah_xa;
+	u32 ah_next;
+	struct xarray srq_xa;
+	u32 srq_next;
+	atomic_t cq_count;
+	atomic_t qp_count;
 };
 
 static inline struct srdma_dev *to_srdma_dev(struct ib_device *ib_dev)
@@ -86,25 +142,263 @@ struct srdma_pd {
 	struct ib_pd ibpd;
 };
 
-/*
- * CQs and QPs are allocated by ib_core at the size the ops table declares;
- * their transport arrives with the verbs objects work.
+static inline struct srdma_pd *to_srdma_pd(struct ib_pd *ibpd)
+{
+	return container_of(ibpd, struct srdma_pd, ibpd);
+}
+
+/**
+ * struct srdma_cq - a completion queue
+ * @ibcq: the CQ ib_core knows
+ * @lock: guards @queue's producer side, @notify, @handler_due, @overflow
+ * @queue: the ring of completions, in the rxe layout; mmap'd for userspace
+ * @notify: the armed IB_CQ_NEXT_COMP or IB_CQ_SOLICITED, 0 when not armed
+ * @handler_due: a completion met the armed condition; the handler is owed
+ * @overflow: a completion found the ring full since it last had room
+ * @user: the ring holds struct ib_uverbs_wc for librxe, else struct ib_wc
  */
 struct srdma_cq {
 	struct ib_cq ibcq;
+	spinlock_t lock;	/* guards queue, notify, handler_due, overflow */
+	struct srdma_queue queue;
+	u8 notify;
+	bool handler_due;
+	bool overflow;
+	bool user;
 };
 
+static inline struct srdma_cq *to_srdma_cq(struct ib_cq *ibcq)
+{
+	return ibcq ? container_of(ibcq, struct srdma_cq, ibcq) : NULL;
+}
+
+/**
+ * struct srdma_wq - a work queue: send, receive or shared receive
+ * @queue: the ring of WQEs (struct rxe_send_wqe or struct rxe_recv_wqe)
+ * @lock: guards posting by kernel consumers and consuming by srdma
+ * @max_wr: WQEs the ring holds
+ * @max_sge: scatter/gather entries per WQE
+ * @max_inline_bytes: inline data per send WQE
+ */
+struct srdma_wq {
+	struct srdma_queue queue;
+	spinlock_t lock;	/* guards both ends of queue inside the kernel */
+	u32 max_wr;
+	u32 max_sge;
+	u32 max_inline_bytes;
+};
+
+/**
+ * struct srdma_srq - a shared receive queue
+ * @ibsrq: the SRQ ib_core knows
+ * @rq: its receive WQEs
+ * @srq_num: its number, as librxe reads it
+ * @limit: IB_EVENT_SRQ_LIMIT_REACHED fires when fewer WQEs remain; 0: disarmed
+ */
+struct srdma_srq {
+	struct ib_srq ibsrq;
+	struct srdma_wq rq;
+	u32 srq_num;
+	u32 limit;		/* under rq.lock */
+};
+
+static inline struct srdma_srq *to_srdma_srq(struct ib_srq *ibsrq)
+{
+	return ibsrq ? container_of(ibsrq, struct srdma_srq, ibsrq) : NULL;
+}
+
+/**
+ * struct srdma_av - where packets of a QP or an AH go, in RoCEv2 terms
+ * @network_type: RXE_NETWORK_TYPE_IPV4 or RXE_NETWORK_TYPE_IPV6
+ * @dmac: next hop MAC, resolved by ib_core
+ * @sgid: source GID, an IPv6 or IPv4-mapped address
+ * @dgid: destination GID
+ * @flow_label: IPv6 flow label (20 bits)
+ * @sgid_index: index of @sgid in the port's GID table
+ * @hop_limit: IP TTL or hop limit
+ * @traffic_class: IP DSCP and ECN
+ * @sl: service level
+ * @static_rate: enum ib_rate asked for this path
+ */
+struct srdma_av {
+	u8 network_type;
+	u8 dmac[ETH_ALEN];
+	union ib_gid sgid;
+	union ib_gid dgid;
+	u32 flow_label;
+	u8 sgid_index;
+	u8 hop_limit;
+	u8 traffic_class;
+	u8 sl;
+	u8 static_rate;
+};
+
+/**
+ * struct srdma_ah - an address handle
+ * @ibah: the AH ib_core knows
+ * @attr: the attributes as created, for query_ah (no sgid_attr reference)
+ * @av: the path
+ * @ah_num: its number; librxe puts it in UD WQEs instead of a copy of the AV
+ */
+struct srdma_ah {
+	struct ib_ah ibah;
+	struct rdma_ah_attr attr;
+	struct srdma_av av;
+	u32 ah_num;
+};
+
+static inline struct srdma_ah *to_srdma_ah(struct ib_ah *ibah)
+{
+	return container_of(ibah, struct srdma_ah, ibah);
+}
+
+/**
+ * struct srdma_qp - a queue pair
+ * @ibqp: the QP ib_core knows
+ * @lock: serializes modify_qp, query_qp and the doorbell
+ * @state: the QP state; written with both @sq.lock and @rq.lock held
+ * @attr: every attribute set by modify_qp, as query_qp returns them
+ * @av: the primary path, from @attr.ah_attr
+ * @sq: send WQEs
+ * @rq: receive WQEs, unused when @srq is set
+ * @srq: the SRQ receives come from, or NULL
+ * @scq: CQ of send completions
+ * @rcq: CQ of receive completions
+ * @sq_sig_all: every send WQE completes, signaled or not
+ * @user: the rings are mmap'd by a process
+ * @sqd_notify: raise IB_EVENT_SQ_DRAINED when the SQ drains, under @sq.lock
+ */
 struct srdma_qp {
 	struct ib_qp ibqp;
+	struct mutex lock;	/* serializes modify, query, doorbell */
+	enum ib_qp_state state;
+	struct ib_qp_attr attr;
+	struct srdma_av av;
+	struct srdma_wq sq;
+	struct srdma_wq rq;
+	struct srdma_srq *srq;
+	struct srdma_cq *scq;
+	struct srdma_cq *rcq;
+	bool sq_sig_all;
+	bool user;
+	bool sqd_notify;
 };
+
+enum srdma_mr_kind {
+	SRDMA_MR_DMA,		/* all kernel memory, by virtual address */
+	SRDMA_MR_USER,		/* pinned user memory */
+	SRDMA_MR_FAST_REG,	/* pages given by map_mr_sg, valid after REG_MR */
+};
+
+/**
+ * struct srdma_mr - a memory region
+ * @ibmr: the MR ib_core knows; lkey and rkey are the same key
+ * @refs: held by the key table and by every lookup in progress
+ * @released: completed when @refs drops to zero
+ * @rcu: frees the MR after lookups under RCU are done with it
+ * @kind: what memory it describes
+ * @access: enum ib_access_flags
+ * @umem: the pinned memory of a user MR
+ * @pages: page of each PAGE_SIZE block of a user MR
+ * @page_addrs: address of each page of a fast registration MR
+ * @num_pages: entries in @pages or @page_addrs
+ * @max_pages: entries @page_addrs has room for
+ * @first_page_offset: offset of the start of a user MR in its first page
+ */
+struct srdma_mr {
+	struct ib_mr ibmr;
+	refcount_t refs;
+	struct completion released;
+	struct rcu_head rcu;
+	enum srdma_mr_kind kind;
+	int access;
+	struct ib_umem *umem;
+	struct page **pages;
+	u64 *page_addrs;
+	u32 num_pages;
+	u32 max_pages;
+	u32 first_page_offset;
+};
+
+static inline struct srdma_mr *to_srdma_mr(struct ib_mr *ibmr)
+{
+	return container_of(ibmr, struct srdma_mr, ibmr);
+}
+
+static inline struct srdma_qp *to_srdma_qp(struct ib_qp *ibqp)
+{
+	return container_of(ibqp, struct srdma_qp, ibqp);
+}
 
 /* srdma_device.c */
 extern const struct ib_device_ops srdma_dev_ops;
 void srdma_dev_init_attrs(struct srdma_dev *sdev);
+void srdma_dev_free_objects(struct srdma_dev *sdev);
 void srdma_port_update(struct srdma_dev *sdev);
 #if IS_ENABLED(CONFIG_KUNIT)
 enum ib_mtu srdma_mtu_from_netdev(unsigned int ndev_mtu);
 #endif
+
+/* srdma_cq.c */
+int srdma_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		    struct ib_udata *udata);
+int srdma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+int srdma_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
+int srdma_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
+int srdma_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
+bool srdma_cq_post(struct srdma_cq *cq, const struct ib_wc *wc, bool solicited);
+void srdma_cq_notify(struct srdma_cq *cq);
+
+/* srdma_mr.c */
+struct ib_mr *srdma_get_dma_mr(struct ib_pd *ibpd, int access);
+struct ib_mr *srdma_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+				u64 iova, int access, struct ib_udata *udata);
+struct ib_mr *srdma_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
+			     u32 max_num_sg);
+int srdma_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		    unsigned int *sg_offset);
+int srdma_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+struct srdma_mr *srdma_mr_get(struct srdma_dev *sdev, u32 key);
+void srdma_mr_put(struct srdma_mr *mr);
+#if IS_ENABLED(CONFIG_KUNIT)
+u32 srdma_mr_make_key(u32 index, u8 key_byte);
+int srdma_mr_check_access(int access);
+#endif
+
+/* srdma_ah.c */
+int srdma_av_from_attr(struct srdma_dev *sdev, struct srdma_av *av,
+		       const struct rdma_ah_attr *attr, const char **why);
+int srdma_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
+		    struct ib_udata *udata);
+int srdma_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr);
+int srdma_destroy_ah(struct ib_ah *ibah, u32 flags);
+
+/* srdma_srq.c */
+int srdma_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
+		     struct ib_udata *udata);
+int srdma_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+		     enum ib_srq_attr_mask mask, struct ib_udata *udata);
+int srdma_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
+int srdma_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
+
+/* srdma_qp.c */
+int srdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		    struct ib_udata *udata);
+int srdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		    struct ib_udata *udata);
+int srdma_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		   struct ib_qp_init_attr *init);
+int srdma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+void srdma_qp_error(struct srdma_qp *qp, enum ib_event_type event);
+
+/* srdma_wr.c */
+int srdma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		    const struct ib_send_wr **bad_wr);
+int srdma_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		    const struct ib_recv_wr **bad_wr);
+int srdma_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
+			const struct ib_recv_wr **bad_wr);
+void srdma_qp_flush(struct srdma_qp *qp);
 
 /* srdma_net.c */
 int srdma_net_get(struct net *net, struct net_device *ndev);

@@ -1,11 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
  * srdma device and port: attributes, port state that follows the netdev,
- * user contexts, protection domains, and the ib_device_ops table.
- *
- * Only what works is advertised: limits of objects whose transport is not
- * there yet (CQ, QP, MR, SRQ, AH) are reported as zero, and their verbs fail
- * with -EOPNOTSUPP.
+ * user contexts, protection domains, and the ib_device_ops table. The other
+ * verbs objects have a file each.
  */
 #include <kunit/visibility.h>
 #include <net/addrconf.h>
@@ -47,6 +44,9 @@ void srdma_dev_init_attrs(struct srdma_dev *sdev)
 	ib_dev->phys_port_cnt = 1;
 	ib_dev->num_comp_vectors = num_possible_cpus();
 	ib_dev->local_dma_lkey = 0;
+	/* librxe's doorbell and CQ arming are these optional write commands */
+	ib_dev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
+				   BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ);
 	addrconf_addr_eui48((unsigned char *)&ib_dev->node_guid,
 			    sdev->ndev->dev_addr);
 
@@ -56,10 +56,52 @@ void srdma_dev_init_attrs(struct srdma_dev *sdev)
 	attr->hw_ver = SRDMA_HW_VERSION;
 	attr->fw_ver = SRDMA_FW_VERSION;
 	attr->sys_image_guid = ib_dev->node_guid;
+	attr->max_mr_size = SRDMA_MAX_MR_BYTES;
+	attr->page_size_cap = SRDMA_PAGE_SIZE_CAP;
+	attr->max_qp = SRDMA_MAX_QP;
+	attr->max_qp_wr = SRDMA_MAX_QP_WR;
+	attr->max_send_sge = SRDMA_MAX_SGE;
+	attr->max_recv_sge = SRDMA_MAX_SGE;
+	attr->max_sge_rd = SRDMA_MAX_SGE;
+	attr->max_cq = SRDMA_MAX_CQ;
+	attr->max_cqe = SRDMA_MAX_CQE;
+	attr->max_mr = SRDMA_MAX_MR;
 	attr->max_pd = SRDMA_MAX_PD;
+	attr->max_qp_rd_atom = SRDMA_MAX_RD_ATOMIC;
+	attr->max_qp_init_rd_atom = SRDMA_MAX_RD_ATOMIC;
+	attr->max_res_rd_atom = SRDMA_MAX_RD_ATOMIC * SRDMA_MAX_QP;
+	attr->atomic_cap = IB_ATOMIC_HCA;
+	attr->max_ah = SRDMA_MAX_AH;
+	attr->max_srq = SRDMA_MAX_SRQ;
+	attr->max_srq_wr = SRDMA_MAX_SRQ_WR;
+	attr->max_srq_sge = SRDMA_MAX_SRQ_SGE;
+	attr->max_fast_reg_page_list_len = SRDMA_MAX_FAST_REG_PAGES;
 	attr->max_pkeys = SRDMA_PKEY_TABLE_LEN;
-	attr->device_cap_flags = IB_DEVICE_SYS_IMAGE_GUID;
+	attr->device_cap_flags = IB_DEVICE_SYS_IMAGE_GUID |
+				 IB_DEVICE_PORT_ACTIVE_EVENT |
+				 IB_DEVICE_RC_RNR_NAK_GEN |
+				 IB_DEVICE_SRQ_RESIZE |
+				 IB_DEVICE_MEM_MGT_EXTENSIONS;
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
+
+	xa_init_flags(&sdev->qp_xa, XA_FLAGS_ALLOC);
+	xa_init_flags(&sdev->mr_xa, XA_FLAGS_ALLOC1);
+	xa_init_flags(&sdev->ah_xa, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
+	xa_init_flags(&sdev->srq_xa, XA_FLAGS_ALLOC1);
+}
+
+/**
+ * srdma_dev_free_objects() - release the object tables of a device
+ * @sdev: the device; ib_core destroyed every object before
+ */
+void srdma_dev_free_objects(struct srdma_dev *sdev)
+{
+	WARN_ON(!xa_empty(&sdev->qp_xa) || !xa_empty(&sdev->mr_xa) ||
+		!xa_empty(&sdev->ah_xa) || !xa_empty(&sdev->srq_xa));
+	xa_destroy(&sdev->qp_xa);
+	xa_destroy(&sdev->mr_xa);
+	xa_destroy(&sdev->ah_xa);
+	xa_destroy(&sdev->srq_xa);
 }
 
 /* The netdev's state in IB terms; RTNL or a netdev event protects reading. */
@@ -236,113 +278,56 @@ static int srdma_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	return 0;
 }
 
-/*
- * ib_core requires these verbs of every device. Until srdma has CQs, QPs and
- * MRs they refuse, and the device attributes say so (max_cq, max_qp and
- * max_mr are zero).
- */
-static int srdma_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
-			   struct ib_udata *udata)
-{
-	return -EOPNOTSUPP;
-}
-
-static int srdma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
-{
-	return 0;
-}
-
-static int srdma_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
-{
-	return -EOPNOTSUPP;
-}
-
-static int srdma_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
-{
-	return -EOPNOTSUPP;
-}
-
-static int srdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
-			   struct ib_udata *udata)
-{
-	return -EOPNOTSUPP;
-}
-
-static int srdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
-			   int mask, struct ib_udata *udata)
-{
-	return -EOPNOTSUPP;
-}
-
-static int srdma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
-{
-	return 0;
-}
-
-static int srdma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
-			   const struct ib_send_wr **bad_wr)
-{
-	*bad_wr = wr;
-	return -EOPNOTSUPP;
-}
-
-static int srdma_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
-			   const struct ib_recv_wr **bad_wr)
-{
-	*bad_wr = wr;
-	return -EOPNOTSUPP;
-}
-
-static struct ib_mr *srdma_get_dma_mr(struct ib_pd *ibpd, int access)
-{
-	return ERR_PTR(-EOPNOTSUPP);
-}
-
-static struct ib_mr *srdma_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 len,
-				       u64 iova, int access,
-				       struct ib_udata *udata)
-{
-	return ERR_PTR(-EOPNOTSUPP);
-}
-
-static int srdma_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
-{
-	return -EOPNOTSUPP;
-}
-
 const struct ib_device_ops srdma_dev_ops = {
 	.owner = THIS_MODULE,
 	.driver_id = RDMA_DRIVER_RXE,
 	.uverbs_abi_ver = SRDMA_UVERBS_ABI_VERSION,
 
+	.alloc_mr = srdma_alloc_mr,
 	.alloc_pd = srdma_alloc_pd,
 	.alloc_ucontext = srdma_alloc_ucontext,
+	.create_ah = srdma_create_ah,
 	.create_cq = srdma_create_cq,
 	.create_qp = srdma_create_qp,
+	.create_srq = srdma_create_srq,
+	.create_user_ah = srdma_create_ah,
 	.dealloc_driver = srdma_dealloc_driver,
 	.dealloc_pd = srdma_dealloc_pd,
 	.dealloc_ucontext = srdma_dealloc_ucontext,
 	.dereg_mr = srdma_dereg_mr,
-	.disassociate_ucontext = srdma_disassociate_ucontext,
+	.destroy_ah = srdma_destroy_ah,
 	.destroy_cq = srdma_destroy_cq,
 	.destroy_qp = srdma_destroy_qp,
+	.destroy_srq = srdma_destroy_srq,
+	.disassociate_ucontext = srdma_disassociate_ucontext,
 	.get_dev_fw_str = srdma_get_dev_fw_str,
 	.get_dma_mr = srdma_get_dma_mr,
 	.get_link_layer = srdma_get_link_layer,
 	.get_port_immutable = srdma_get_port_immutable,
+	.map_mr_sg = srdma_map_mr_sg,
+	.mmap = srdma_mmap,
+	.mmap_free = srdma_mmap_free,
 	.modify_device = srdma_modify_device,
 	.modify_qp = srdma_modify_qp,
+	.modify_srq = srdma_modify_srq,
 	.poll_cq = srdma_poll_cq,
 	.post_recv = srdma_post_recv,
 	.post_send = srdma_post_send,
+	.post_srq_recv = srdma_post_srq_recv,
+	.query_ah = srdma_query_ah,
 	.query_device = srdma_query_device,
 	.query_pkey = srdma_query_pkey,
 	.query_port = srdma_query_port,
+	.query_qp = srdma_query_qp,
+	.query_srq = srdma_query_srq,
 	.reg_user_mr = srdma_reg_user_mr,
 	.req_notify_cq = srdma_req_notify_cq,
+	.resize_cq = srdma_resize_cq,
 
+	INIT_RDMA_OBJ_SIZE(ib_ah, srdma_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, srdma_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_pd, srdma_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_qp, srdma_qp, ibqp),
+	INIT_RDMA_OBJ_SIZE(ib_srq, srdma_srq, ibsrq),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, srdma_ucontext, ibuc),
 };

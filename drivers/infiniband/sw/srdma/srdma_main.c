@@ -111,6 +111,7 @@ void srdma_dealloc_driver(struct ib_device *ib_dev)
 {
 	struct srdma_dev *sdev = to_srdma_dev(ib_dev);
 
+	srdma_dev_free_objects(sdev);
 	srdma_net_put(sdev->net);
 	srdma_unclaim_ndev(sdev);
 }

@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Memory regions: the DMA MR of kernel consumers, user MRs over pinned
+ * memory, and fast registration MRs filled by map_mr_sg.
+ *
+ * A key is an index into the device's MR table (upper 24 bits) and a key
+ * byte (lower 8) that changes with every registration, so a key kept after
+ * its MR was deregistered does not find the MR that reuses its index. The
+ * lkey and the rkey are the same key. Lookups take no lock: the table is
+ * an xarray read under RCU, and a reference keeps the MR while it is used.
+ */
+#include <kunit/visibility.h>
+#include <linux/scatterlist.h>
+#include <rdma/ib_umem.h>
+
+#include "srdma.h"
+
+#define SRDMA_MR_KEY_BYTE_BITS	8
+#define SRDMA_MR_INDEX_MAX	(BIT(32 - SRDMA_MR_KEY_BYTE_BITS) - 1)
+
+/**
+ * srdma_mr_make_key() - the key of an MR from its table index and key byte
+ * @index: index in the MR table, 1 to SRDMA_MR_INDEX_MAX
+ * @key_byte: the changing byte
+ *
+ * Return: the lkey and rkey.
+ */
+VISIBLE_IF_KUNIT u32 srdma_mr_make_key(u32 index, u8 key_byte)
+{
+	return index << SRDMA_MR_KEY_BYTE_BITS | key_byte;
+}
+EXPORT_SYMBOL_IF_KUNIT(srdma_mr_make_key);
+
+static u32 srdma_mr_key_index(u32 key)
+{
+	return key >> SRDMA_MR_KEY_BYTE_BITS;
+}
+
+/**
+ * srdma_mr_check_access() - are these MR access flags acceptable
+ * @access: enum ib_access_flags
+ *
+ * Remote write and remote atomic need local write (IBTA 10.6.3.1): the
+ * remote side writes the memory.
+ *
+ * Return: 0, -EINVAL for a forbidden combination, -EOPNOTSUPP for a flag
+ * srdma does not implement.
+ */
+VISIBLE_IF_KUNIT int srdma_mr_check_access(int access)
+{
+	const int supported = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
+			      IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC |
+			      IB_ACCESS_RELAXED_ORDERING;
+
+	if (access & ~supported)
+		return -EOPNOTSUPP;
+	if ((access & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC)) &&
+	    !(access & IB_ACCESS_LOCAL_WRITE))
+		return -EINVAL;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(srdma_mr_check_access);
+
+static struct srdma_mr *srdma_mr_alloc(struct ib_pd *ibpd, int access,
+				       enum srdma_mr_kind kind)
+{
+	struct srdma_dev *sdev = to_srdma_dev(ibpd->device);
+	struct srdma_mr *mr;
+	u32 index, key;
+	int err;
+
+	err = srdma_mr_check_access(access);
+	if (err) {
+		ibdev_dbg(&sdev->ib_dev, "MR access flags %#x refused\n",
+			  access);
+		return ERR_PTR(err);
+	}
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	mr->kind = kind;
+	mr->access = access;
+	refcount_set(&mr->refs, 1);
+	init_completion(&mr->released);
+
+	/* reserve the index first, publish the MR once it is complete */
+	err = xa_alloc_cyclic(&sdev->mr_xa, &index, NULL,
+			      XA_LIMIT(1, min_t(u32, SRDMA_MR_INDEX_MAX,
+						sdev->attr.max_mr)),
+			      &sdev->mr_next, GFP_KERNEL);
+	if (err < 0) {
+		kfree(mr);
+		return ERR_PTR(err == -EBUSY ? -ENOMEM : err);
+	}
+	key = srdma_mr_make_key(index, atomic_inc_return(&sdev->mr_key_gen));
+	mr->ibmr.lkey = key;
+	mr->ibmr.rkey = key;
+	return mr;
+}
+
+static void srdma_mr_publish(struct srdma_dev *sdev, struct srdma_mr *mr)
+{
+	xa_store(&sdev->mr_xa, srdma_mr_key_index(mr->ibmr.lkey), mr,
+		 GFP_KERNEL);
+}
+
+/* undo srdma_mr_alloc() for an MR that was never published */
+static void srdma_mr_unreserve(struct srdma_dev *sdev, struct srdma_mr *mr)
+{
+	xa_erase(&sdev->mr_xa, srdma_mr_key_index(mr->ibmr.lkey));
+	kfree(mr);
+}
+
+/**
+ * srdma_mr_get() - find an MR by lkey or rkey and hold it
+ * @sdev: the device
+ * @key: the key; its key byte must match too
+ *
+ * Return: the MR, to be released with srdma_mr_put(), or NULL.
+ */
+struct srdma_mr *srdma_mr_get(struct srdma_dev *sdev, u32 key)
+{
+	struct srdma_mr *mr;
+
+	rcu_read_lock();
+	mr = xa_load(&sdev->mr_xa, srdma_mr_key_index(key));
+	if (mr && (mr->ibmr.lkey != key || !refcount_inc_not_zero(&mr->refs)))
+		mr = NULL;
+	rcu_read_unlock();
+	return mr;
+}
+
+/**
+ * srdma_mr_put() - release an MR from srdma_mr_get()
+ * @mr: the MR
+ */
+void srdma_mr_put(struct srdma_mr *mr)
+{
+	if (refcount_dec_and_test(&mr->refs))
+		complete(&mr->released);
+}
+
+struct ib_mr *srdma_get_dma_mr(struct ib_pd *ibpd, int access)
+{
+	struct srdma_mr *mr = srdma_mr_alloc(ibpd, access, SRDMA_MR_DMA);
+
+	if (IS_ERR(mr))
+		return ERR_CAST(mr);
+	mr->ibmr.length = U64_MAX;
+	srdma_mr_publish(to_srdma_dev(ibpd->device), mr);
+	return &mr->ibmr;
+}
+
+/* the page of every PAGE_SIZE block of a user MR, for the data path */
+static int srdma_mr_collect_pages(struct srdma_mr *mr)
+{
+	struct ib_umem *umem = mr->umem;
+	struct sg_page_iter iter;
+	u32 n = 0;
+
+	mr->num_pages = ib_umem_num_pages(umem);
+	mr->pages = kvcalloc(mr->num_pages, sizeof(*mr->pages), GFP_KERNEL);
+	if (!mr->pages)
+		return -ENOMEM;
+	for_each_sgtable_page(&umem->sgt_append.sgt, &iter, 0) {
+		if (n == mr->num_pages)
+			break;
+		mr->pages[n++] = sg_page_iter_page(&iter);
+	}
+	mr->num_pages = n;
+	mr->first_page_offset = ib_umem_offset(umem);
+	return 0;
+}
+
+struct ib_mr *srdma_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+				u64 iova, int access, struct ib_udata *udata)
+{
+	struct srdma_dev *sdev = to_srdma_dev(ibpd->device);
+	struct srdma_mr *mr;
+	int err;
+
+	if (!length || length > sdev->attr.max_mr_size) {
+		ibdev_dbg(&sdev->ib_dev, "user MR of %llu bytes refused\n",
+			  length);
+		return ERR_PTR(-EINVAL);
+	}
+	mr = srdma_mr_alloc(ibpd, access, SRDMA_MR_USER);
+	if (IS_ERR(mr))
+		return ERR_CAST(mr);
+
+	mr->umem = ib_umem_get(ibpd->device, start, length, access);
+	if (IS_ERR(mr->umem)) {
+		err = PTR_ERR(mr->umem);
+		goto err_unreserve;
+	}
+	err = srdma_mr_collect_pages(mr);
+	if (err)
+		goto err_umem;
+	mr->ibmr.iova = iova;
+	mr->ibmr.length = length;
+	mr->ibmr.page_size = PAGE_SIZE;
+	srdma_mr_publish(sdev, mr);
+	return &mr->ibmr;
+
+err_umem:
+	ib_umem_release(mr->umem);
+err_unreserve:
+	srdma_mr_unreserve(sdev, mr);
+	return ERR_PTR(err);
+}
+
+struct ib_mr *srdma_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
+			     u32 max_num_sg)
+{
+	struct srdma_dev *sdev = to_srdma_dev(ibpd->device);
+	struct srdma_mr *mr;
+
+	if (type != IB_MR_TYPE_MEM_REG)
+		return ERR_PTR(-EOPNOTSUPP);
+	if (!max_num_sg || max_num_sg > sdev->attr.max_fast_reg_page_list_len)
+		return ERR_PTR(-EINVAL);
+	/* the access flags come with each registration work request */
+	mr = srdma_mr_alloc(ibpd, 0, SRDMA_MR_FAST_REG);
+	if (IS_ERR(mr))
+		return ERR_CAST(mr);
+	mr->page_addrs = kcalloc(max_num_sg, sizeof(*mr->page_addrs),
+				 GFP_KERNEL);
+	if (!mr->page_addrs) {
+		srdma_mr_unreserve(sdev, mr);
+		return ERR_PTR(-ENOMEM);
+	}
+	mr->max_pages = max_num_sg;
+	srdma_mr_publish(sdev, mr);
+	return &mr->ibmr;
+}
+
+static int srdma_mr_set_page(struct ib_mr *ibmr, u64 addr)
+{
+	struct srdma_mr *mr = to_srdma_mr(ibmr);
+
+	if (mr->num_pages == mr->max_pages)
+		return -ENOMEM;
+	mr->page_addrs[mr->num_pages++] = addr;
+	return 0;
+}
+
+int srdma_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		    unsigned int *sg_offset)
+{
+	struct srdma_mr *mr = to_srdma_mr(ibmr);
+
+	mr->num_pages = 0;
+	return ib_sg_to_pages(ibmr, sg, sg_nents, sg_offset, srdma_mr_set_page);
+}
+
+int srdma_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
+{
+	struct srdma_dev *sdev = to_srdma_dev(ibmr->device);
+	struct srdma_mr *mr = to_srdma_mr(ibmr);
+
+	/* no new lookup finds it; wait for those in progress */
+	xa_erase(&sdev->mr_xa, srdma_mr_key_index(ibmr->lkey));
+	srdma_mr_put(mr);
+	wait_for_completion(&mr->released);
+
+	if (mr->umem)
+		ib_umem_release(mr->umem);
+	kvfree(mr->pages);
+	kfree(mr->page_addrs);
+	kfree_rcu(mr, rcu);
+	return 0;
+}

@@ -1,0 +1,343 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Work requests: posting by kernel consumers into the same rxe-layout rings
+ * that librxe fills for processes, the doorbell of user QPs, and flushing.
+ *
+ * Posting is allowed in every state but RESET: WQEs posted before RTS wait
+ * for it, as they do in a user QP's ring. In ERR every WQE, outstanding or
+ * newly posted, completes with IB_WC_WR_FLUSH_ERR; a completion that finds
+ * its CQ full stays in the queue and is flushed by the next post, doorbell
+ * or move to ERR.
+ */
+#include "srdma.h"
+
+#define QPT(_type)	BIT(IB_QPT_##_type)
+
+/* the QP types each send opcode is valid on */
+static const u32 srdma_send_opcode_qp_types[] = {
+	[IB_WR_RDMA_WRITE] = QPT(RC) | QPT(UC),
+	[IB_WR_RDMA_WRITE_WITH_IMM] = QPT(RC) | QPT(UC),
+	[IB_WR_SEND] = QPT(RC) | QPT(UC) | QPT(UD) | QPT(GSI) |
+		       QPT(RAW_PACKET),
+	[IB_WR_SEND_WITH_IMM] = QPT(RC) | QPT(UC) | QPT(UD) | QPT(GSI),
+	[IB_WR_RDMA_READ] = QPT(RC),
+	[IB_WR_ATOMIC_CMP_AND_SWP] = QPT(RC),
+	[IB_WR_ATOMIC_FETCH_AND_ADD] = QPT(RC),
+	[IB_WR_SEND_WITH_INV] = QPT(RC),
+	[IB_WR_LOCAL_INV] = QPT(RC) | QPT(UC),
+	[IB_WR_REG_MR] = QPT(RC) | QPT(UC),
+};
+
+/* the completion opcode of each send opcode */
+static const u8 srdma_send_wc_opcode[] = {
+	[IB_WR_RDMA_WRITE] = IB_WC_RDMA_WRITE,
+	[IB_WR_RDMA_WRITE_WITH_IMM] = IB_WC_RDMA_WRITE,
+	[IB_WR_SEND] = IB_WC_SEND,
+	[IB_WR_SEND_WITH_IMM] = IB_WC_SEND,
+	[IB_WR_RDMA_READ] = IB_WC_RDMA_READ,
+	[IB_WR_ATOMIC_CMP_AND_SWP] = IB_WC_COMP_SWAP,
+	[IB_WR_ATOMIC_FETCH_AND_ADD] = IB_WC_FETCH_ADD,
+	[IB_WR_SEND_WITH_INV] = IB_WC_SEND,
+	[IB_WR_LOCAL_INV] = IB_WC_LOCAL_INV,
+	[IB_WR_REG_MR] = IB_WC_REG_MR,
+};
+
+static bool srdma_send_opcode_ok(enum ib_qp_type type, u32 opcode)
+{
+	return opcode < ARRAY_SIZE(srdma_send_opcode_qp_types) &&
+	       (srdma_send_opcode_qp_types[opcode] & BIT(type));
+}
+
+/* the opcode of a WQE may come from a process: anything unknown is a send */
+static enum ib_wc_opcode srdma_wc_opcode(u32 wr_opcode)
+{
+	if (wr_opcode < ARRAY_SIZE(srdma_send_wc_opcode))
+		return srdma_send_wc_opcode[wr_opcode];
+	return IB_WC_SEND;
+}
+
+static u32 srdma_sge_bytes(const struct ib_sge *sg_list, int num_sge)
+{
+	u32 bytes = 0;
+	int i;
+
+	for (i = 0; i < num_sge; i++)
+		bytes += sg_list[i].length;
+	return bytes;
+}
+
+static int srdma_send_wr_check(struct srdma_qp *qp,
+			       const struct ib_send_wr *wr, u32 length)
+{
+	enum ib_qp_type type = qp->ibqp.qp_type;
+
+	if (!srdma_send_opcode_ok(type, wr->opcode) || wr->num_sge < 0)
+		return -EINVAL;
+	if (wr->send_flags & IB_SEND_INLINE) {
+		if (length > qp->sq.max_inline_bytes)
+			return -EINVAL;
+	} else if (wr->num_sge > qp->sq.max_sge) {
+		return -EINVAL;
+	}
+	switch (wr->opcode) {
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		if (wr->num_sge != 1 || length != sizeof(u64) ||
+		    !IS_ALIGNED(atomic_wr(wr)->remote_addr, sizeof(u64)))
+			return -EINVAL;
+		break;
+	case IB_WR_REG_MR:
+		if (!reg_wr(wr)->mr ||
+		    reg_wr(wr)->mr->device != qp->ibqp.device ||
+		    srdma_mr_check_access(reg_wr(wr)->access))
+			return -EINVAL;
+		break;
+	default:
+		break;
+	}
+	if ((type == IB_QPT_UD || type == IB_QPT_GSI) &&
+	    (!ud_wr(wr)->ah || ud_wr(wr)->remote_qpn > SRDMA_MAX_QPN))
+		return -EINVAL;
+	return 0;
+}
+
+static void srdma_send_wqe_fill(struct srdma_qp *qp, struct rxe_send_wqe *wqe,
+				const struct ib_send_wr *wr, u32 length)
+{
+	struct rxe_send_wr *w = &wqe->wr;
+	int i;
+
+	memset(wqe, 0, sizeof(*wqe));
+	w->wr_id = wr->wr_id;
+	w->opcode = wr->opcode;
+	w->send_flags = wr->send_flags;
+	if (wr->opcode == IB_WR_SEND_WITH_INV || wr->opcode == IB_WR_LOCAL_INV)
+		w->ex.invalidate_rkey = wr->ex.invalidate_rkey;
+	else
+		w->ex.imm_data = wr->ex.imm_data;
+
+	switch (wr->opcode) {
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+	case IB_WR_RDMA_READ:
+		w->wr.rdma.remote_addr = rdma_wr(wr)->remote_addr;
+		w->wr.rdma.rkey = rdma_wr(wr)->rkey;
+		wqe->iova = rdma_wr(wr)->remote_addr;
+		break;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		w->wr.atomic.remote_addr = atomic_wr(wr)->remote_addr;
+		w->wr.atomic.compare_add = atomic_wr(wr)->compare_add;
+		w->wr.atomic.swap = atomic_wr(wr)->swap;
+		w->wr.atomic.rkey = atomic_wr(wr)->rkey;
+		wqe->iova = atomic_wr(wr)->remote_addr;
+		break;
+	case IB_WR_REG_MR:
+		w->wr.reg.mr = reg_wr(wr)->mr;
+		w->wr.reg.key = reg_wr(wr)->key;
+		w->wr.reg.access = reg_wr(wr)->access;
+		break;
+	default:
+		break;
+	}
+	if (qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI) {
+		w->wr.ud.remote_qpn = ud_wr(wr)->remote_qpn;
+		w->wr.ud.remote_qkey = ud_wr(wr)->remote_qkey;
+		w->wr.ud.pkey_index = ud_wr(wr)->pkey_index;
+		w->wr.ud.ah_num = to_srdma_ah(ud_wr(wr)->ah)->ah_num;
+	}
+
+	wqe->dma.length = length;
+	wqe->dma.resid = length;
+	if (wr->send_flags & IB_SEND_INLINE) {
+		u8 *data = wqe->dma.inline_data;
+
+		/* kernel consumers' addresses are virtual (ib_uses_virt_dma) */
+		for (i = 0; i < wr->num_sge; i++) {
+			memcpy(data, (void *)(uintptr_t)wr->sg_list[i].addr,
+			       wr->sg_list[i].length);
+			data += wr->sg_list[i].length;
+		}
+		return;
+	}
+	wqe->dma.num_sge = wr->num_sge;
+	for (i = 0; i < wr->num_sge; i++) {
+		wqe->dma.sge[i].addr = wr->sg_list[i].addr;
+		wqe->dma.sge[i].length = wr->sg_list[i].length;
+		wqe->dma.sge[i].lkey = wr->sg_list[i].lkey;
+	}
+}
+
+static void srdma_recv_wqe_fill(struct rxe_recv_wqe *wqe,
+				const struct ib_recv_wr *wr)
+{
+	int i;
+
+	memset(wqe, 0, sizeof(*wqe));
+	wqe->wr_id = wr->wr_id;
+	wqe->dma.length = srdma_sge_bytes(wr->sg_list, wr->num_sge);
+	wqe->dma.resid = wqe->dma.length;
+	wqe->dma.num_sge = wr->num_sge;
+	for (i = 0; i < wr->num_sge; i++) {
+		wqe->dma.sge[i].addr = wr->sg_list[i].addr;
+		wqe->dma.sge[i].length = wr->sg_list[i].length;
+		wqe->dma.sge[i].lkey = wr->sg_list[i].lkey;
+	}
+}
+
+/* flush one WQ of a QP in ERR; returns whether its CQ got completions */
+static bool srdma_wq_flush(struct srdma_qp *qp, struct srdma_wq *wq,
+			   struct srdma_cq *cq, bool send)
+{
+	struct ib_wc wc = {
+		.status = IB_WC_WR_FLUSH_ERR,
+		.qp = &qp->ibqp,
+		.port_num = SRDMA_PORT,
+	};
+	unsigned long flags;
+	bool posted = false;
+
+	spin_lock_irqsave(&wq->lock, flags);
+	while (qp->state == IB_QPS_ERR && !srdma_queue_empty(&wq->queue)) {
+		if (send) {
+			struct rxe_send_wqe *wqe =
+				srdma_queue_consumer_slot(&wq->queue);
+
+			wc.wr_id = READ_ONCE(wqe->wr.wr_id);
+			wc.opcode = srdma_wc_opcode(READ_ONCE(wqe->wr.opcode));
+		} else {
+			struct rxe_recv_wqe *wqe =
+				srdma_queue_consumer_slot(&wq->queue);
+
+			wc.wr_id = READ_ONCE(wqe->wr_id);
+			wc.opcode = IB_WC_RECV;
+		}
+		if (!srdma_cq_post(cq, &wc, false))
+			break;
+		posted = true;
+		srdma_queue_advance_consumer(&wq->queue);
+	}
+	spin_unlock_irqrestore(&wq->lock, flags);
+	return posted;
+}
+
+/**
+ * srdma_qp_flush() - complete every WQE of a QP in ERR with a flush error
+ * @qp: the QP; no srdma lock held, completion handlers run from here
+ *
+ * The receive WQEs of an SRQ belong to the SRQ and are not flushed.
+ */
+void srdma_qp_flush(struct srdma_qp *qp)
+{
+	if (srdma_wq_flush(qp, &qp->sq, qp->scq, true))
+		srdma_cq_notify(qp->scq);
+	if (!qp->srq && srdma_wq_flush(qp, &qp->rq, qp->rcq, false))
+		srdma_cq_notify(qp->rcq);
+}
+
+int srdma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		    const struct ib_send_wr **bad_wr)
+{
+	struct srdma_qp *qp = to_srdma_qp(ibqp);
+	enum ib_qp_state state;
+	unsigned long flags;
+	int err = 0;
+	u32 length;
+
+	/* librxe's doorbell: the WQEs are already in the ring */
+	if (qp->user) {
+		if (READ_ONCE(qp->state) == IB_QPS_ERR)
+			srdma_qp_flush(qp);
+		return 0;
+	}
+
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	state = qp->state;
+	for (; wr; wr = wr->next) {
+		length = srdma_sge_bytes(wr->sg_list, max(wr->num_sge, 0));
+		if (state == IB_QPS_RESET)
+			err = -EINVAL;
+		else if (srdma_queue_full(&qp->sq.queue))
+			err = -ENOMEM;
+		else
+			err = srdma_send_wr_check(qp, wr, length);
+		if (err)
+			break;
+		srdma_send_wqe_fill(qp, srdma_queue_producer_slot(&qp->sq.queue),
+				    wr, length);
+		srdma_queue_advance_producer(&qp->sq.queue);
+	}
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+	if (err)
+		*bad_wr = wr;
+	if (state == IB_QPS_ERR)
+		srdma_qp_flush(qp);
+	return err;
+}
+
+/* post to a receive queue or an SRQ; the caller checked the QP state */
+static int srdma_wq_post_recv(struct srdma_wq *wq,
+			      const struct ib_recv_wr *wr,
+			      const struct ib_recv_wr **bad_wr)
+{
+	int err = 0;
+
+	lockdep_assert_held(&wq->lock);
+	for (; wr; wr = wr->next) {
+		if (srdma_queue_full(&wq->queue))
+			err = -ENOMEM;
+		else if (wr->num_sge < 0 || wr->num_sge > wq->max_sge)
+			err = -EINVAL;
+		if (err) {
+			*bad_wr = wr;
+			break;
+		}
+		srdma_recv_wqe_fill(srdma_queue_producer_slot(&wq->queue), wr);
+		srdma_queue_advance_producer(&wq->queue);
+	}
+	return err;
+}
+
+int srdma_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		    const struct ib_recv_wr **bad_wr)
+{
+	struct srdma_qp *qp = to_srdma_qp(ibqp);
+	enum ib_qp_state state;
+	unsigned long flags;
+	int err;
+
+	/* a QP on an SRQ has no receive queue; a process posts in its ring */
+	if (qp->srq || qp->user) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
+	spin_lock_irqsave(&qp->rq.lock, flags);
+	state = qp->state;
+	if (state == IB_QPS_RESET) {
+		*bad_wr = wr;
+		err = -EINVAL;
+	} else {
+		err = srdma_wq_post_recv(&qp->rq, wr, bad_wr);
+	}
+	spin_unlock_irqrestore(&qp->rq.lock, flags);
+	if (state == IB_QPS_ERR)
+		srdma_qp_flush(qp);
+	return err;
+}
+
+int srdma_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
+			const struct ib_recv_wr **bad_wr)
+{
+	struct srdma_srq *srq = to_srdma_srq(ibsrq);
+	unsigned long flags;
+	int err;
+
+	if (srq->rq.queue.mmap) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
+	spin_lock_irqsave(&srq->rq.lock, flags);
+	err = srdma_wq_post_recv(&srq->rq, wr, bad_wr);
+	spin_unlock_irqrestore(&srq->rq.lock, flags);
+	return err;
+}
