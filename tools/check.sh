@@ -78,7 +78,7 @@ sparse_check() {
 	make C=2 KDIR="$kernel/build" modules
 }
 checkpatch() {
-	find drivers include kunit tools -name '*.[ch]' -not -name '*.mod.c' -print0 |
+	find drivers include kunit tools tests -name '*.[ch]' -not -name '*.mod.c' -print0 |
 		xargs -0 "$src/scripts/checkpatch.pl" --no-tree --strict \
 			--ignore FILE_PATH_CHANGES -q -f
 }
@@ -90,6 +90,9 @@ run_test "build: against the test kernel (W=1, no warning)" "$out/build.log" \
 run_test "lint: sparse (C=2, no warning)" "$out/sparse.log" \
 	no_warnings sparse_check
 run_test "lint: checkpatch --strict" "$out/checkpatch.log" checkpatch
+# the guests run these from the host's read-only root
+run_test "build: userspace test programs (-Werror)" "$out/build-tests.log" \
+	make -C tests
 
 if [ ! -e drivers/infiniband/sw/srdma/srdma.ko ]; then
 	fail "srdma.ko was not built: no VM tests"

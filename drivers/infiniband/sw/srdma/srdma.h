@@ -360,9 +360,9 @@ int srdma_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 int srdma_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 struct srdma_mr *srdma_mr_get(struct srdma_dev *sdev, u32 key);
 void srdma_mr_put(struct srdma_mr *mr);
+int srdma_mr_check_access(int access);
 #if IS_ENABLED(CONFIG_KUNIT)
 u32 srdma_mr_make_key(u32 index, u8 key_byte);
-int srdma_mr_check_access(int access);
 #endif
 
 /* srdma_ah.c */
@@ -409,5 +409,8 @@ void srdma_net_exit(void);
 /* srdma_main.c */
 void srdma_dealloc_driver(struct ib_device *ib_dev);
 void srdma_flush_unregistrations(void);
+#if IS_ENABLED(CONFIG_KUNIT)
+int srdma_newlink(const char *ibdev_name, struct net_device *ndev);
+#endif
 
 #endif /* SRDMA_H */

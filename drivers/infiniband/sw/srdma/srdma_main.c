@@ -14,6 +14,7 @@
  * rdma_rxe has the same driver_id, so ib_unregister_driver() would take its
  * devices too: srdma keeps its own list and workqueue instead.
  */
+#include <kunit/visibility.h>
 #include <linux/if_arp.h>
 #include <linux/if_vlan.h>
 #include <linux/module.h>
@@ -116,7 +117,15 @@ void srdma_dealloc_driver(struct ib_device *ib_dev)
 	srdma_unclaim_ndev(sdev);
 }
 
-static int srdma_newlink(const char *ibdev_name, struct net_device *ndev)
+/**
+ * srdma_newlink() - add a device on a netdev (rdma link add)
+ * @ibdev_name: name of the new device
+ * @ndev: the Ethernet netdev it runs on
+ *
+ * Return: 0 or a negative errno.
+ */
+VISIBLE_IF_KUNIT int srdma_newlink(const char *ibdev_name,
+				   struct net_device *ndev)
 {
 	struct srdma_dev *sdev;
 	bool ndev_gone;
@@ -171,6 +180,7 @@ err_dealloc:
 	put_device(&sdev->ib_dev.dev);
 	return err;
 }
+EXPORT_SYMBOL_IF_KUNIT(srdma_newlink);
 
 static struct rdma_link_ops srdma_link_ops = {
 	.type = "srdma",
@@ -267,6 +277,7 @@ void srdma_flush_unregistrations(void)
 {
 	flush_workqueue(srdma_wq);
 }
+EXPORT_SYMBOL_IF_KUNIT(srdma_flush_unregistrations);
 
 static void __exit srdma_exit(void)
 {

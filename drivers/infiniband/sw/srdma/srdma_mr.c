@@ -46,7 +46,7 @@ static u32 srdma_mr_key_index(u32 key)
  * Return: 0, -EINVAL for a forbidden combination, -EOPNOTSUPP for a flag
  * srdma does not implement.
  */
-VISIBLE_IF_KUNIT int srdma_mr_check_access(int access)
+int srdma_mr_check_access(int access)
 {
 	const int supported = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
 			      IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC |
@@ -129,6 +129,7 @@ struct srdma_mr *srdma_mr_get(struct srdma_dev *sdev, u32 key)
 	rcu_read_unlock();
 	return mr;
 }
+EXPORT_SYMBOL_IF_KUNIT(srdma_mr_get);
 
 /**
  * srdma_mr_put() - release an MR from srdma_mr_get()
@@ -139,6 +140,7 @@ void srdma_mr_put(struct srdma_mr *mr)
 	if (refcount_dec_and_test(&mr->refs))
 		complete(&mr->released);
 }
+EXPORT_SYMBOL_IF_KUNIT(srdma_mr_put);
 
 struct ib_mr *srdma_get_dma_mr(struct ib_pd *ibpd, int access)
 {

@@ -226,12 +226,14 @@ static void srdma_qp_event(struct srdma_qp *qp, enum ib_event_type type)
 
 /* the state is written with both WQ locks held, so either lock reads it */
 static void srdma_qp_lock_queues(struct srdma_qp *qp, unsigned long *flags)
+	__acquires(&qp->sq.lock) __acquires(&qp->rq.lock)
 {
 	spin_lock_irqsave(&qp->sq.lock, *flags);
 	spin_lock_nested(&qp->rq.lock, SINGLE_DEPTH_NESTING);
 }
 
 static void srdma_qp_unlock_queues(struct srdma_qp *qp, unsigned long flags)
+	__releases(&qp->rq.lock) __releases(&qp->sq.lock)
 {
 	spin_unlock(&qp->rq.lock);
 	spin_unlock_irqrestore(&qp->sq.lock, flags);

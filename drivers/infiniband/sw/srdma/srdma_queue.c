@@ -82,6 +82,7 @@ err_buf:
 	q->buf = NULL;
 	return err;
 }
+EXPORT_SYMBOL_IF_KUNIT(srdma_queue_init);
 
 /**
  * srdma_queue_free() - release a ring
@@ -98,6 +99,7 @@ void srdma_queue_free(struct srdma_queue *q)
 	q->buf = NULL;
 	q->mmap = NULL;
 }
+EXPORT_SYMBOL_IF_KUNIT(srdma_queue_free);
 
 /**
  * srdma_queue_reset() - empty a ring

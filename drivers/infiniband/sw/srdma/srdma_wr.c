@@ -9,6 +9,8 @@
  * its CQ full stays in the queue and is flushed by the next post, doorbell
  * or move to ERR.
  */
+#include <kunit/visibility.h>
+
 #include "srdma.h"
 
 #define QPT(_type)	BIT(IB_QPT_##_type)
@@ -234,6 +236,7 @@ void srdma_qp_flush(struct srdma_qp *qp)
 	if (!qp->srq && srdma_wq_flush(qp, &qp->rq, qp->rcq, false))
 		srdma_cq_notify(qp->rcq);
 }
+EXPORT_SYMBOL_IF_KUNIT(srdma_qp_flush);
 
 int srdma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		    const struct ib_send_wr **bad_wr)

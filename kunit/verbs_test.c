@@ -1,0 +1,817 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * KUnit: the kernel verbs API on a real srdma device. The suite makes a test
+ * Ethernet netdev (its transmit drops everything), adds an srdma device on
+ * it, and drives PDs, CQs, QPs, SRQs, MRs and AHs through ib_core as an
+ * in-kernel consumer would: every QP state, refused transitions that change
+ * nothing, flushes on ERR, full queues, CQ overflow and notification, and
+ * the asynchronous events.
+ */
+#include <kunit/test.h>
+#include <linux/delay.h>
+#include <linux/etherdevice.h>
+#include <linux/rtnetlink.h>
+#include <linux/scatterlist.h>
+#include <rdma/ib_cache.h>
+
+#include "srdma.h"
+
+#define VT_DEV_NAME	"srdma_kunit0"
+#define VT_WR		8
+
+static struct {
+	struct net_device *ndev;
+	struct ib_device *ibdev;
+	u8 gid_index;			/* a RoCEv2 GID of the port */
+	union ib_gid gid;
+} vt;
+
+/* what the handlers saw */
+struct vt_events {
+	atomic_t by_type[IB_EVENT_GID_CHANGE + 1];
+	atomic_t completions;
+};
+
+struct vt_ctx {
+	struct ib_pd *pd;
+	struct ib_cq *cq;
+	struct vt_events ev;
+};
+
+static netdev_tx_t vt_xmit(struct sk_buff *skb, struct net_device *ndev)
+{
+	dev_kfree_skb_any(skb);
+	return NETDEV_TX_OK;
+}
+
+static const struct net_device_ops vt_netdev_ops = {
+	.ndo_start_xmit = vt_xmit,
+};
+
+static int vt_find_roce_v2_gid(void)
+{
+	const struct ib_gid_attr *attr;
+	int tries, i;
+
+	/* ib_core adds the default GIDs shortly after registration */
+	for (tries = 0; tries < 100; tries++) {
+		for (i = 0; i < 16; i++) {
+			attr = rdma_get_gid_attr(vt.ibdev, SRDMA_PORT, i);
+			if (IS_ERR(attr))
+				continue;
+			if (attr->gid_type == IB_GID_TYPE_ROCE_UDP_ENCAP) {
+				vt.gid_index = i;
+				vt.gid = attr->gid;
+				rdma_put_gid_attr(attr);
+				return 0;
+			}
+			rdma_put_gid_attr(attr);
+		}
+		msleep(20);
+	}
+	return -ENOENT;
+}
+
+static int vt_suite_init(struct kunit_suite *suite)
+{
+	int err;
+
+	vt.ndev = alloc_etherdev(0);
+	if (!vt.ndev)
+		return -ENOMEM;
+	strscpy(vt.ndev->name, "srdmakt%d", IFNAMSIZ);
+	vt.ndev->netdev_ops = &vt_netdev_ops;
+	eth_hw_addr_random(vt.ndev);
+	err = register_netdev(vt.ndev);
+	if (err)
+		goto err_free;
+	rtnl_lock();
+	err = dev_open(vt.ndev, NULL);
+	rtnl_unlock();
+	if (err)
+		goto err_unregister;
+	netif_carrier_on(vt.ndev);
+
+	err = srdma_newlink(VT_DEV_NAME, vt.ndev);
+	if (err)
+		goto err_unregister;
+	vt.ibdev = ib_device_get_by_name(VT_DEV_NAME, RDMA_DRIVER_RXE);
+	if (!vt.ibdev) {
+		err = -ENODEV;
+		goto err_unregister;
+	}
+	err = vt_find_roce_v2_gid();
+	if (err)
+		goto err_put;
+	return 0;
+
+err_put:
+	ib_device_put(vt.ibdev);
+err_unregister:
+	unregister_netdev(vt.ndev);
+	srdma_flush_unregistrations();
+err_free:
+	free_netdev(vt.ndev);
+	return err;
+}
+
+static void vt_suite_exit(struct kunit_suite *suite)
+{
+	ib_device_put(vt.ibdev);
+	/* the netdev going takes the srdma device with it */
+	unregister_netdev(vt.ndev);
+	srdma_flush_unregistrations();
+	free_netdev(vt.ndev);
+}
+
+static void vt_event(struct ib_event *event, void *context)
+{
+	struct vt_events *ev = context;
+
+	if (event->event < ARRAY_SIZE(ev->by_type))
+		atomic_inc(&ev->by_type[event->event]);
+}
+
+static void vt_comp(struct ib_cq *cq, void *context)
+{
+	struct vt_events *ev = context;
+
+	atomic_inc(&ev->completions);
+}
+
+static int vt_events_of(struct vt_events *ev, enum ib_event_type type)
+{
+	return atomic_read(&ev->by_type[type]);
+}
+
+static struct ib_cq *vt_create_cq(struct vt_ctx *ctx, int cqe)
+{
+	struct ib_cq_init_attr attr = { .cqe = cqe };
+
+	return ib_create_cq(vt.ibdev, vt_comp, vt_event, &ctx->ev, &attr);
+}
+
+static int vt_init(struct kunit *test)
+{
+	struct vt_ctx *ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, ctx);
+	ctx->pd = ib_alloc_pd(vt.ibdev, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(ctx->pd));
+	ctx->cq = vt_create_cq(ctx, 64);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(ctx->cq));
+	test->priv = ctx;
+	return 0;
+}
+
+static void vt_exit(struct kunit *test)
+{
+	struct vt_ctx *ctx = test->priv;
+
+	ib_destroy_cq(ctx->cq);
+	ib_dealloc_pd(ctx->pd);
+}
+
+static struct ib_qp *vt_create_qp(struct kunit *test, enum ib_qp_type type,
+				  struct ib_cq *cq, struct ib_srq *srq)
+{
+	struct vt_ctx *ctx = test->priv;
+	struct ib_qp_init_attr init = {
+		.event_handler = vt_event,
+		.qp_context = &ctx->ev,
+		.send_cq = cq,
+		.recv_cq = cq,
+		.srq = srq,
+		.qp_type = type,
+		.sq_sig_type = IB_SIGNAL_REQ_WR,
+		.port_num = SRDMA_PORT,
+		.cap = { .max_send_wr = VT_WR, .max_recv_wr = VT_WR,
+			 .max_send_sge = 2, .max_recv_sge = 2,
+			 .max_inline_data = 64 },
+	};
+
+	return ib_create_qp(ctx->pd, &init);
+}
+
+static int vt_modify(struct ib_qp *qp, enum ib_qp_state state, int mask,
+		     struct ib_qp_attr *attr)
+{
+	attr->qp_state = state;
+	return ib_modify_qp(qp, attr, mask | IB_QP_STATE);
+}
+
+static enum ib_qp_state vt_state(struct ib_qp *qp, struct ib_qp_attr *attr)
+{
+	struct ib_qp_init_attr init;
+
+	if (ib_query_qp(qp, attr, IB_QP_STATE, &init))
+		return -1;
+	return attr->qp_state;
+}
+
+static void vt_fill_av(struct rdma_ah_attr *ah)
+{
+	memset(ah, 0, sizeof(*ah));
+	ah->type = RDMA_AH_ATTR_TYPE_ROCE;
+	rdma_ah_set_port_num(ah, SRDMA_PORT);
+	rdma_ah_set_grh(ah, &vt.gid, 0, vt.gid_index, 64, 0);
+}
+
+/* RESET -> INIT -> RTR -> RTS for an RC QP, as the IBTA table requires */
+static void vt_rc_to_rts(struct kunit *test, struct ib_qp *qp)
+{
+	struct ib_qp_attr attr = {};
+
+	attr.pkey_index = 0;
+	attr.port_num = SRDMA_PORT;
+	attr.qp_access_flags = IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ;
+	KUNIT_ASSERT_EQ(test, vt_modify(qp, IB_QPS_INIT, IB_QP_PKEY_INDEX |
+					IB_QP_PORT | IB_QP_ACCESS_FLAGS, &attr),
+			0);
+	memset(&attr, 0, sizeof(attr));
+	vt_fill_av(&attr.ah_attr);
+	attr.path_mtu = IB_MTU_1024;
+	attr.dest_qp_num = 0x123456;
+	attr.rq_psn = 0xabcdef;
+	attr.max_dest_rd_atomic = 4;
+	attr.min_rnr_timer = 12;
+	KUNIT_ASSERT_EQ(test, vt_modify(qp, IB_QPS_RTR, IB_QP_AV |
+					IB_QP_PATH_MTU | IB_QP_DEST_QPN |
+					IB_QP_RQ_PSN | IB_QP_MAX_DEST_RD_ATOMIC |
+					IB_QP_MIN_RNR_TIMER, &attr), 0);
+	memset(&attr, 0, sizeof(attr));
+	attr.timeout = 14;
+	attr.retry_cnt = 7;
+	attr.rnr_retry = 7;
+	attr.sq_psn = 0xfffffe;
+	attr.max_rd_atomic = 4;
+	KUNIT_ASSERT_EQ(test, vt_modify(qp, IB_QPS_RTS, IB_QP_TIMEOUT |
+					IB_QP_RETRY_CNT | IB_QP_RNR_RETRY |
+					IB_QP_SQ_PSN | IB_QP_MAX_QP_RD_ATOMIC,
+					&attr), 0);
+}
+
+static void vt_qp_walks_every_state(struct kunit *test)
+{
+	struct vt_ctx *ctx = test->priv;
+	struct ib_qp_init_attr init;
+	struct ib_qp_attr attr;
+	struct ib_qp *qp;
+
+	qp = vt_create_qp(test, IB_QPT_RC, ctx->cq, NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(qp));
+	KUNIT_EXPECT_EQ(test, vt_state(qp, &attr), IB_QPS_RESET);
+	vt_rc_to_rts(test, qp);
+
+	KUNIT_ASSERT_EQ(test, ib_query_qp(qp, &attr, ~0, &init), 0);
+	KUNIT_EXPECT_EQ(test, attr.qp_state, IB_QPS_RTS);
+	KUNIT_EXPECT_EQ(test, attr.path_mtu, IB_MTU_1024);
+	KUNIT_EXPECT_EQ(test, attr.dest_qp_num, 0x123456U);
+	KUNIT_EXPECT_EQ(test, attr.rq_psn, 0xabcdefU);
+	KUNIT_EXPECT_EQ(test, attr.sq_psn, 0xfffffeU);
+	KUNIT_EXPECT_EQ(test, attr.max_dest_rd_atomic, 4);
+	KUNIT_EXPECT_EQ(test, attr.max_rd_atomic, 4);
+	KUNIT_EXPECT_EQ(test, attr.min_rnr_timer, 12);
+	KUNIT_EXPECT_EQ(test, attr.timeout, 14);
+	KUNIT_EXPECT_EQ(test, attr.retry_cnt, 7);
+	KUNIT_EXPECT_EQ(test, attr.rnr_retry, 7);
+	KUNIT_EXPECT_EQ(test, attr.port_num, SRDMA_PORT);
+	KUNIT_EXPECT_EQ(test, attr.qp_access_flags,
+			IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ);
+	KUNIT_EXPECT_EQ(test, rdma_ah_read_grh(&attr.ah_attr)->sgid_index,
+			vt.gid_index);
+	KUNIT_EXPECT_EQ(test, memcmp(&rdma_ah_read_grh(&attr.ah_attr)->dgid,
+				     &vt.gid, sizeof(vt.gid)), 0);
+	KUNIT_EXPECT_GE(test, init.cap.max_send_wr, (u32)VT_WR);
+	KUNIT_EXPECT_GE(test, init.cap.max_inline_data, 64U);
+
+	memset(&attr, 0, sizeof(attr));
+	attr.min_rnr_timer = 3;
+	KUNIT_EXPECT_EQ(test, vt_modify(qp, IB_QPS_RTS, IB_QP_MIN_RNR_TIMER,
+					&attr), 0);
+	KUNIT_EXPECT_EQ(test, vt_modify(qp, IB_QPS_SQD, 0, &attr), 0);
+	KUNIT_EXPECT_EQ(test, vt_state(qp, &attr), IB_QPS_SQD);
+	attr.timeout = 20;
+	KUNIT_EXPECT_EQ(test, vt_modify(qp, IB_QPS_SQD, IB_QP_TIMEOUT, &attr),
+			0);
+	KUNIT_EXPECT_EQ(test, vt_modify(qp, IB_QPS_RTS, 0, &attr), 0);
+	KUNIT_EXPECT_EQ(test, vt_modify(qp, IB_QPS_ERR, 0, &attr), 0);
+	KUNIT_EXPECT_EQ(test, vt_state(qp, &attr), IB_QPS_ERR);
+	KUNIT_EXPECT_EQ(test, vt_modify(qp, IB_QPS_RESET, 0, &attr), 0);
+	KUNIT_EXPECT_EQ(test, vt_state(qp, &attr), IB_QPS_RESET);
+	/* usable again after RESET */
+	vt_rc_to_rts(test, qp);
+	KUNIT_EXPECT_EQ(test, vt_state(qp, &attr), IB_QPS_RTS);
+	KUNIT_EXPECT_EQ(test, ib_destroy_qp(qp), 0);
+}
+
+/* each refused call returns -EINVAL and leaves state and attributes alone */
+static void vt_refused_modify_changes_nothing(struct kunit *test)
+{
+	struct vt_ctx *ctx = test->priv;
+	const int rtr_mask = IB_QP_AV | IB_QP_PATH_MTU | IB_QP_DEST_QPN |
+			     IB_QP_RQ_PSN | IB_QP_MAX_DEST_RD_ATOMIC |
+			     IB_QP_MIN_RNR_TIMER;
+	struct ib_qp_attr attr, good;
+	struct ib_qp_init_attr init;
+	struct ib_qp *qp;
+
+	qp = vt_create_qp(test, IB_QPT_RC, ctx->cq, NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(qp));
+	memset(&attr, 0, sizeof(attr));
+	KUNIT_EXPECT_EQ(test, vt_modify(qp, IB_QPS_RTR, 0, &attr), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vt_modify(qp, IB_QPS_ERR, 0, &attr), -EINVAL);
+	/* ib_core indexes its port table with it first: ask the driver */
+	attr.port_num = 2;
+	attr.qp_state = IB_QPS_INIT;
+	KUNIT_EXPECT_EQ(test, vt.ibdev->ops.modify_qp(qp, &attr, IB_QP_STATE |
+						     IB_QP_PKEY_INDEX |
+						     IB_QP_PORT |
+						     IB_QP_ACCESS_FLAGS, NULL),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, vt_state(qp, &attr), IB_QPS_RESET);
+
+	attr.port_num = SRDMA_PORT;
+	attr.qp_access_flags = IB_ACCESS_REMOTE_READ;
+	KUNIT_ASSERT_EQ(test, vt_modify(qp, IB_QPS_INIT, IB_QP_PKEY_INDEX |
+					IB_QP_PORT | IB_QP_ACCESS_FLAGS, &attr),
+			0);
+	memset(&good, 0, sizeof(good));
+	vt_fill_av(&good.ah_attr);
+	good.path_mtu = IB_MTU_1024;
+	good.dest_qp_num = 77;
+	good.rq_psn = 100;
+	good.max_dest_rd_atomic = 1;
+
+	/* one bad thing at a time, next to good values that must not stick */
+	attr = good;
+	attr.rq_psn = 555;
+	KUNIT_EXPECT_EQ(test, vt_modify(qp, IB_QPS_RTR,
+					rtr_mask & ~IB_QP_MIN_RNR_TIMER, &attr),
+			-EINVAL);
+	attr.path_mtu = IB_MTU_4096;	/* the netdev MTU is 1500 */
+	KUNIT_EXPECT_EQ(test, vt_modify(qp, IB_QPS_RTR, rtr_mask, &attr),
+			-EINVAL);
+	attr = good;
+	attr.rq_psn = 555;
+	attr.dest_qp_num = BIT(24);
+	KUNIT_EXPECT_EQ(test, vt_modify(qp, IB_QPS_RTR, rtr_mask, &attr),
+			-EINVAL);
+	attr = good;
+	attr.rq_psn = 555;
+	attr.max_dest_rd_atomic = SRDMA_MAX_RD_ATOMIC + 1;
+	KUNIT_EXPECT_EQ(test, vt_modify(qp, IB_QPS_RTR, rtr_mask, &attr),
+			-EINVAL);
+	attr = good;
+	attr.rq_psn = 555;
+	attr.min_rnr_timer = 32;
+	KUNIT_EXPECT_EQ(test, vt_modify(qp, IB_QPS_RTR, rtr_mask, &attr),
+			-EINVAL);
+	attr = good;
+	attr.rq_psn = 555;
+	rdma_ah_set_ah_flags(&attr.ah_attr, 0);
+	KUNIT_EXPECT_EQ(test, vt_modify(qp, IB_QPS_RTR, rtr_mask, &attr),
+			-EINVAL);
+	attr = good;
+	attr.rq_psn = 555;
+	attr.sq_psn = 1;
+	KUNIT_EXPECT_EQ(test, vt_modify(qp, IB_QPS_RTR,
+					rtr_mask | IB_QP_SQ_PSN, &attr),
+			-EINVAL);
+	attr = good;
+	attr.rq_psn = 555;
+	attr.cur_qp_state = IB_QPS_RTS;
+	KUNIT_EXPECT_EQ(test, vt_modify(qp, IB_QPS_RTR,
+					rtr_mask | IB_QP_CUR_STATE, &attr),
+			-EINVAL);
+
+	KUNIT_ASSERT_EQ(test, ib_query_qp(qp, &attr, ~0, &init), 0);
+	KUNIT_EXPECT_EQ(test, attr.qp_state, IB_QPS_INIT);
+	KUNIT_EXPECT_EQ(test, attr.rq_psn, 0U);
+	KUNIT_EXPECT_EQ(test, attr.dest_qp_num, 0U);
+	KUNIT_EXPECT_EQ(test, attr.path_mtu, 0);
+	KUNIT_EXPECT_EQ(test, attr.qp_access_flags, IB_ACCESS_REMOTE_READ);
+
+	good.min_rnr_timer = 1;
+	KUNIT_EXPECT_EQ(test, vt_modify(qp, IB_QPS_RTR, rtr_mask, &good), 0);
+	KUNIT_EXPECT_EQ(test, vt_state(qp, &attr), IB_QPS_RTR);
+	KUNIT_EXPECT_EQ(test, ib_destroy_qp(qp), 0);
+}
+
+static int vt_post_recv(struct ib_qp *qp, u64 wr_id)
+{
+	const struct ib_recv_wr *bad;
+	struct ib_recv_wr wr = { .wr_id = wr_id };
+
+	return ib_post_recv(qp, &wr, &bad);
+}
+
+static int vt_post_send(struct ib_qp *qp, u64 wr_id)
+{
+	const struct ib_send_wr *bad;
+	struct ib_send_wr wr = {
+		.wr_id = wr_id,
+		.opcode = IB_WR_SEND,
+		.send_flags = IB_SEND_SIGNALED,
+	};
+
+	return ib_post_send(qp, &wr, &bad);
+}
+
+/* poll everything; each wr_id (below 64) must appear once, flushed */
+static u64 vt_poll_flushed(struct kunit *test, struct ib_cq *cq,
+			   struct ib_qp *qp)
+{
+	struct ib_wc wc[8];
+	u64 seen = 0;
+	int n, i;
+
+	while ((n = ib_poll_cq(cq, ARRAY_SIZE(wc), wc)) > 0) {
+		for (i = 0; i < n; i++) {
+			KUNIT_EXPECT_EQ(test, wc[i].status, IB_WC_WR_FLUSH_ERR);
+			KUNIT_EXPECT_PTR_EQ(test, wc[i].qp, qp);
+			KUNIT_EXPECT_LT(test, wc[i].wr_id, 64ULL);
+			KUNIT_EXPECT_FALSE(test, seen & BIT_ULL(wc[i].wr_id));
+			seen |= BIT_ULL(wc[i].wr_id);
+		}
+	}
+	return seen;
+}
+
+static void vt_err_flushes_every_wqe(struct kunit *test)
+{
+	struct vt_ctx *ctx = test->priv;
+	struct ib_qp_attr attr = {};
+	struct ib_qp *qp;
+	int i;
+
+	qp = vt_create_qp(test, IB_QPT_RC, ctx->cq, NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(qp));
+	KUNIT_EXPECT_EQ(test, vt_post_recv(qp, 0), -EINVAL);	/* RESET */
+	KUNIT_EXPECT_EQ(test, vt_post_send(qp, 0), -EINVAL);
+	vt_rc_to_rts(test, qp);
+	for (i = 0; i < 5; i++)
+		KUNIT_EXPECT_EQ(test, vt_post_recv(qp, i), 0);
+	for (i = 5; i < 8; i++)
+		KUNIT_EXPECT_EQ(test, vt_post_send(qp, i), 0);
+	KUNIT_EXPECT_EQ(test, vt_poll_flushed(test, ctx->cq, qp), 0ULL);
+
+	KUNIT_ASSERT_EQ(test, vt_modify(qp, IB_QPS_ERR, 0, &attr), 0);
+	KUNIT_EXPECT_EQ(test, vt_poll_flushed(test, ctx->cq, qp), 0xffULL);
+	/* posted in ERR: flushed at once */
+	KUNIT_EXPECT_EQ(test, vt_post_send(qp, 8), 0);
+	KUNIT_EXPECT_EQ(test, vt_post_recv(qp, 9), 0);
+	KUNIT_EXPECT_EQ(test, vt_poll_flushed(test, ctx->cq, qp),
+			BIT_ULL(8) | BIT_ULL(9));
+	/* RESET empties; nothing is left to complete */
+	KUNIT_EXPECT_EQ(test, vt_modify(qp, IB_QPS_RESET, 0, &attr), 0);
+	KUNIT_EXPECT_EQ(test, vt_poll_flushed(test, ctx->cq, qp), 0ULL);
+	KUNIT_EXPECT_EQ(test, ib_destroy_qp(qp), 0);
+}
+
+static void vt_full_queues_refuse_posts(struct kunit *test)
+{
+	struct vt_ctx *ctx = test->priv;
+	struct ib_qp_init_attr init;
+	struct ib_qp_attr attr = {};
+	struct ib_wc wc;
+	struct ib_qp *qp;
+	u32 i;
+
+	qp = vt_create_qp(test, IB_QPT_RC, ctx->cq, NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(qp));
+	KUNIT_ASSERT_EQ(test, ib_query_qp(qp, &attr, ~0, &init), 0);
+	vt_rc_to_rts(test, qp);
+	for (i = 0; i < init.cap.max_send_wr; i++)
+		KUNIT_ASSERT_EQ(test, vt_post_send(qp, i), 0);
+	KUNIT_EXPECT_EQ(test, vt_post_send(qp, i), -ENOMEM);
+	for (i = 0; i < init.cap.max_recv_wr; i++)
+		KUNIT_ASSERT_EQ(test, vt_post_recv(qp, i), 0);
+	KUNIT_EXPECT_EQ(test, vt_post_recv(qp, i), -ENOMEM);
+	/* destroyed with all of it outstanding */
+	KUNIT_EXPECT_EQ(test, ib_destroy_qp(qp), 0);
+	KUNIT_EXPECT_EQ(test, ib_poll_cq(ctx->cq, 1, &wc), 0);
+}
+
+static void vt_sqd_raises_drained_when_asked(struct kunit *test)
+{
+	struct vt_ctx *ctx = test->priv;
+	struct ib_qp_attr attr = {};
+	struct ib_qp *qp;
+
+	qp = vt_create_qp(test, IB_QPT_RC, ctx->cq, NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(qp));
+	vt_rc_to_rts(test, qp);
+	KUNIT_EXPECT_EQ(test, vt_modify(qp, IB_QPS_SQD, 0, &attr), 0);
+	KUNIT_EXPECT_EQ(test, vt_events_of(&ctx->ev, IB_EVENT_SQ_DRAINED), 0);
+	KUNIT_EXPECT_EQ(test, vt_modify(qp, IB_QPS_RTS, 0, &attr), 0);
+	attr.en_sqd_async_notify = 1;
+	KUNIT_EXPECT_EQ(test, vt_modify(qp, IB_QPS_SQD,
+					IB_QP_EN_SQD_ASYNC_NOTIFY, &attr), 0);
+	KUNIT_EXPECT_EQ(test, vt_events_of(&ctx->ev, IB_EVENT_SQ_DRAINED), 1);
+	/* SQD -> SQD does not drain again */
+	KUNIT_EXPECT_EQ(test, vt_modify(qp, IB_QPS_SQD, 0, &attr), 0);
+	KUNIT_EXPECT_EQ(test, vt_events_of(&ctx->ev, IB_EVENT_SQ_DRAINED), 1);
+	/* only towards SQD */
+	KUNIT_EXPECT_EQ(test, vt_modify(qp, IB_QPS_RTS,
+					IB_QP_EN_SQD_ASYNC_NOTIFY, &attr),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, ib_destroy_qp(qp), 0);
+}
+
+static void vt_async_error_moves_to_err(struct kunit *test)
+{
+	struct vt_ctx *ctx = test->priv;
+	struct ib_qp_attr attr;
+	struct ib_qp *qp;
+
+	qp = vt_create_qp(test, IB_QPT_RC, ctx->cq, NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(qp));
+	vt_rc_to_rts(test, qp);
+	KUNIT_EXPECT_EQ(test, vt_post_recv(qp, 3), 0);
+	srdma_qp_error(to_srdma_qp(qp), IB_EVENT_QP_FATAL);
+	KUNIT_EXPECT_EQ(test, vt_events_of(&ctx->ev, IB_EVENT_QP_FATAL), 1);
+	KUNIT_EXPECT_EQ(test, vt_state(qp, &attr), IB_QPS_ERR);
+	KUNIT_EXPECT_EQ(test, vt_poll_flushed(test, ctx->cq, qp), BIT_ULL(3));
+	KUNIT_EXPECT_EQ(test, ib_destroy_qp(qp), 0);
+}
+
+/* a full CQ: CQ_ERR once, nothing lost or duplicated as room returns */
+static void vt_cq_overflow_loses_nothing(struct kunit *test)
+{
+	struct vt_ctx *ctx = test->priv;
+	struct ib_qp_attr attr = {};
+	u64 seen = 0;
+	struct ib_cq *cq;
+	struct ib_qp *qp;
+	int i;
+
+	cq = vt_create_cq(ctx, 1);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(cq));
+	KUNIT_EXPECT_EQ(test, cq->cqe, 1);
+	qp = vt_create_qp(test, IB_QPT_RC, cq, NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(qp));
+	vt_rc_to_rts(test, qp);
+	for (i = 0; i < 4; i++)
+		KUNIT_EXPECT_EQ(test, vt_post_recv(qp, i), 0);
+	KUNIT_EXPECT_EQ(test, vt_modify(qp, IB_QPS_ERR, 0, &attr), 0);
+	KUNIT_EXPECT_EQ(test, vt_events_of(&ctx->ev, IB_EVENT_CQ_ERR), 1);
+	for (i = 4; i < 8; i++) {
+		seen |= vt_poll_flushed(test, cq, qp);
+		/* another post in ERR flushes what is left, one at a time */
+		KUNIT_EXPECT_EQ(test, vt_post_recv(qp, i), 0);
+	}
+	for (i = 0; i < 8; i++) {
+		seen |= vt_poll_flushed(test, cq, qp);
+		srdma_qp_flush(to_srdma_qp(qp));
+	}
+	KUNIT_EXPECT_EQ(test, seen, 0xffULL);
+	KUNIT_EXPECT_EQ(test, ib_destroy_qp(qp), 0);
+	ib_destroy_cq(cq);
+}
+
+static void vt_cq_notify_once_per_arming(struct kunit *test)
+{
+	struct vt_ctx *ctx = test->priv;
+	struct ib_qp_attr attr = {};
+	struct ib_qp *qp;
+
+	qp = vt_create_qp(test, IB_QPT_RC, ctx->cq, NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(qp));
+	vt_rc_to_rts(test, qp);
+	KUNIT_EXPECT_EQ(test, ib_req_notify_cq(ctx->cq, IB_CQ_NEXT_COMP |
+					       IB_CQ_REPORT_MISSED_EVENTS), 0);
+	KUNIT_EXPECT_EQ(test, vt_modify(qp, IB_QPS_ERR, 0, &attr), 0);
+	KUNIT_EXPECT_EQ(test, vt_post_recv(qp, 1), 0);
+	KUNIT_EXPECT_EQ(test, vt_post_recv(qp, 2), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->ev.completions), 1);
+	/* entries are waiting: the consumer is told to poll again */
+	KUNIT_EXPECT_EQ(test, ib_req_notify_cq(ctx->cq, IB_CQ_NEXT_COMP |
+					       IB_CQ_REPORT_MISSED_EVENTS), 1);
+	KUNIT_EXPECT_EQ(test, vt_poll_flushed(test, ctx->cq, qp),
+			BIT_ULL(1) | BIT_ULL(2));
+	/* that request armed it again */
+	KUNIT_EXPECT_EQ(test, vt_post_recv(qp, 3), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->ev.completions), 2);
+	/* armed for solicited only: a flush (unsolicited) does not fire */
+	KUNIT_EXPECT_EQ(test, ib_req_notify_cq(ctx->cq, IB_CQ_SOLICITED), 0);
+	KUNIT_EXPECT_EQ(test, vt_post_recv(qp, 4), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->ev.completions), 2);
+	KUNIT_EXPECT_EQ(test, vt_poll_flushed(test, ctx->cq, qp),
+			BIT_ULL(3) | BIT_ULL(4));
+	KUNIT_EXPECT_EQ(test, ib_destroy_qp(qp), 0);
+}
+
+static void vt_qp_types_and_caps(struct kunit *test)
+{
+	static const enum ib_qp_type types[] = {
+		IB_QPT_RC, IB_QPT_UC, IB_QPT_UD, IB_QPT_RAW_PACKET, IB_QPT_GSI,
+	};
+	struct vt_ctx *ctx = test->priv;
+	struct ib_qp_init_attr init;
+	struct ib_qp *qp;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(types); i++) {
+		qp = vt_create_qp(test, types[i], ctx->cq, NULL);
+		KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(qp), "type %d", types[i]);
+		KUNIT_EXPECT_EQ(test, qp->qp_type, types[i]);
+		if (types[i] == IB_QPT_GSI)
+			KUNIT_EXPECT_EQ(test, qp->qp_num, 1U);
+		else
+			KUNIT_EXPECT_GE(test, qp->qp_num, (u32)SRDMA_MIN_QPN);
+		KUNIT_EXPECT_EQ(test, ib_destroy_qp(qp), 0);
+	}
+	KUNIT_EXPECT_TRUE(test, IS_ERR(vt_create_qp(test, IB_QPT_XRC_INI,
+						    ctx->cq, NULL)));
+
+	memset(&init, 0, sizeof(init));
+	init.send_cq = ctx->cq;
+	init.recv_cq = ctx->cq;
+	init.qp_type = IB_QPT_RC;
+	init.cap.max_send_wr = SRDMA_MAX_QP_WR + 1;
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ib_create_qp(ctx->pd, &init)), -EINVAL);
+	init.cap.max_send_wr = 1;
+	init.cap.max_recv_sge = SRDMA_MAX_SGE + 1;
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ib_create_qp(ctx->pd, &init)), -EINVAL);
+	init.cap.max_recv_sge = 1;
+	init.cap.max_inline_data = SRDMA_MAX_INLINE_BYTES + 1;
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ib_create_qp(ctx->pd, &init)), -EINVAL);
+	/* written back with what the rings really hold */
+	init.cap.max_inline_data = 100;
+	init.cap.max_send_wr = 5;
+	qp = ib_create_qp(ctx->pd, &init);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(qp));
+	KUNIT_EXPECT_EQ(test, init.cap.max_send_wr, 7U);
+	KUNIT_EXPECT_GE(test, init.cap.max_inline_data, 100U);
+	KUNIT_EXPECT_GE(test, init.cap.max_recv_sge, 1U);
+	KUNIT_EXPECT_EQ(test, ib_destroy_qp(qp), 0);
+}
+
+static void vt_ah_and_ud_send(struct kunit *test)
+{
+	struct vt_ctx *ctx = test->priv;
+	const struct ib_send_wr *bad;
+	struct rdma_ah_attr ah_attr, back;
+	struct ib_ud_wr wr = {};
+	struct ib_qp_attr attr = {};
+	struct ib_ah *ah;
+	struct ib_qp *qp;
+
+	vt_fill_av(&ah_attr);
+	ah = rdma_create_ah(ctx->pd, &ah_attr, RDMA_CREATE_AH_SLEEPABLE);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(ah));
+	KUNIT_EXPECT_NE(test, to_srdma_ah(ah)->ah_num, 0U);
+	KUNIT_EXPECT_EQ(test, rdma_query_ah(ah, &back), 0);
+	KUNIT_EXPECT_EQ(test, rdma_ah_read_grh(&back)->sgid_index, vt.gid_index);
+
+	qp = vt_create_qp(test, IB_QPT_UD, ctx->cq, NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(qp));
+	attr.port_num = SRDMA_PORT;
+	attr.qkey = 0x11111111;
+	KUNIT_ASSERT_EQ(test, vt_modify(qp, IB_QPS_INIT, IB_QP_PKEY_INDEX |
+					IB_QP_PORT | IB_QP_QKEY, &attr), 0);
+	KUNIT_ASSERT_EQ(test, vt_modify(qp, IB_QPS_RTR, 0, &attr), 0);
+	KUNIT_ASSERT_EQ(test, vt_modify(qp, IB_QPS_RTS, IB_QP_SQ_PSN, &attr), 0);
+	wr.wr.wr_id = 1;
+	wr.wr.opcode = IB_WR_SEND;
+	wr.remote_qpn = 0x42;
+	wr.remote_qkey = 0x11111111;
+	KUNIT_EXPECT_EQ(test, ib_post_send(qp, &wr.wr, &bad), -EINVAL); /* no AH */
+	wr.ah = ah;
+	KUNIT_EXPECT_EQ(test, ib_post_send(qp, &wr.wr, &bad), 0);
+	wr.wr.opcode = IB_WR_RDMA_WRITE;	/* not on UD */
+	KUNIT_EXPECT_EQ(test, ib_post_send(qp, &wr.wr, &bad), -EINVAL);
+	KUNIT_EXPECT_PTR_EQ(test, bad, &wr.wr);
+	KUNIT_EXPECT_EQ(test, ib_destroy_qp(qp), 0);
+	rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
+
+	/* RoCE needs a GRH */
+	rdma_ah_set_ah_flags(&ah_attr, 0);
+	ah = rdma_create_ah(ctx->pd, &ah_attr, RDMA_CREATE_AH_SLEEPABLE);
+	KUNIT_EXPECT_TRUE(test, IS_ERR(ah));
+}
+
+static void vt_mr_fast_reg_and_stale_keys(struct kunit *test)
+{
+	struct vt_ctx *ctx = test->priv;
+	struct srdma_dev *sdev = to_srdma_dev(vt.ibdev);
+	struct scatterlist sg[2];
+	struct srdma_mr *found;
+	struct ib_mr *mr;
+	void *buf;
+	u32 key;
+
+	/* the DMA MR behind the PD's local_dma_lkey */
+	found = srdma_mr_get(sdev, ctx->pd->local_dma_lkey);
+	KUNIT_ASSERT_NOT_NULL(test, found);
+	KUNIT_EXPECT_EQ(test, found->kind, SRDMA_MR_DMA);
+	srdma_mr_put(found);
+
+	buf = kunit_kzalloc(test, 2 * PAGE_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	mr = ib_alloc_mr(ctx->pd, IB_MR_TYPE_MEM_REG, 4);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(mr));
+	sg_init_table(sg, 2);
+	sg_set_buf(&sg[0], buf, PAGE_SIZE);
+	sg_set_buf(&sg[1], buf + PAGE_SIZE, PAGE_SIZE);
+	sg_dma_address(&sg[0]) = (uintptr_t)buf;
+	sg_dma_len(&sg[0]) = PAGE_SIZE;
+	sg_dma_address(&sg[1]) = (uintptr_t)buf + PAGE_SIZE;
+	sg_dma_len(&sg[1]) = PAGE_SIZE;
+	KUNIT_EXPECT_EQ(test, ib_map_mr_sg(mr, sg, 2, NULL, PAGE_SIZE), 2);
+	KUNIT_EXPECT_EQ(test, to_srdma_mr(mr)->num_pages, 2U);
+	KUNIT_EXPECT_EQ(test, mr->length, 2 * PAGE_SIZE);
+	key = mr->rkey;
+	found = srdma_mr_get(sdev, key);
+	KUNIT_EXPECT_PTR_EQ(test, found, to_srdma_mr(mr));
+	if (found)
+		srdma_mr_put(found);
+	/* the right index with another key byte finds nothing */
+	KUNIT_EXPECT_NULL(test, srdma_mr_get(sdev, key ^ 1));
+	KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr), 0);
+	KUNIT_EXPECT_NULL(test, srdma_mr_get(sdev, key));
+
+	mr = ib_alloc_mr(ctx->pd, IB_MR_TYPE_MEM_REG, 4);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(mr));
+	KUNIT_EXPECT_NE(test, mr->rkey, key);
+	KUNIT_EXPECT_NULL(test, srdma_mr_get(sdev, key));
+	KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr), 0);
+
+	mr = ib_alloc_mr(ctx->pd, IB_MR_TYPE_MEM_REG,
+			 SRDMA_MAX_FAST_REG_PAGES + 1);
+	KUNIT_EXPECT_TRUE(test, IS_ERR(mr));
+}
+
+static void vt_srq_posts_resizes_and_limits(struct kunit *test)
+{
+	struct vt_ctx *ctx = test->priv;
+	struct ib_srq_init_attr init = {
+		.attr = { .max_wr = 4, .max_sge = 1 },
+		.srq_type = IB_SRQT_BASIC,
+	};
+	const struct ib_recv_wr *bad;
+	struct ib_recv_wr wr = {};
+	struct ib_srq_attr attr = {};
+	struct ib_srq *srq;
+	struct ib_qp *qp;
+	u32 i, max_wr;
+
+	srq = ib_create_srq(ctx->pd, &init);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(srq));
+	max_wr = init.attr.max_wr;
+	KUNIT_EXPECT_GE(test, max_wr, 4U);
+	for (i = 0; i < max_wr; i++)
+		KUNIT_ASSERT_EQ(test, ib_post_srq_recv(srq, &wr, &bad), 0);
+	KUNIT_EXPECT_EQ(test, ib_post_srq_recv(srq, &wr, &bad), -ENOMEM);
+
+	attr.srq_limit = max_wr + 1;
+	KUNIT_EXPECT_EQ(test, ib_modify_srq(srq, &attr, IB_SRQ_LIMIT), -EINVAL);
+	attr.max_wr = 2;	/* below the WQEs present */
+	KUNIT_EXPECT_EQ(test, ib_modify_srq(srq, &attr, IB_SRQ_MAX_WR), -EINVAL);
+	attr.max_wr = 20;
+	KUNIT_EXPECT_EQ(test, ib_modify_srq(srq, &attr, IB_SRQ_MAX_WR), 0);
+	attr.srq_limit = 3;
+	KUNIT_EXPECT_EQ(test, ib_modify_srq(srq, &attr, IB_SRQ_LIMIT), 0);
+	KUNIT_EXPECT_EQ(test, ib_query_srq(srq, &attr), 0);
+	KUNIT_EXPECT_GE(test, attr.max_wr, 20U);
+	KUNIT_EXPECT_EQ(test, attr.srq_limit, 3U);
+	/* the WQEs survived the resize: room for exactly the rest */
+	for (i = max_wr; i < attr.max_wr; i++)
+		KUNIT_ASSERT_EQ(test, ib_post_srq_recv(srq, &wr, &bad), 0);
+	KUNIT_EXPECT_EQ(test, ib_post_srq_recv(srq, &wr, &bad), -ENOMEM);
+
+	qp = vt_create_qp(test, IB_QPT_RC, ctx->cq, srq);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(qp));
+	KUNIT_EXPECT_EQ(test, ib_post_recv(qp, &wr, &bad), -EINVAL);
+	KUNIT_EXPECT_EQ(test, ib_destroy_srq_user(srq, NULL), -EBUSY);
+	KUNIT_EXPECT_EQ(test, ib_destroy_qp(qp), 0);
+	ib_destroy_srq(srq);
+}
+
+static struct kunit_case vt_cases[] = {
+	KUNIT_CASE(vt_qp_walks_every_state),
+	KUNIT_CASE(vt_refused_modify_changes_nothing),
+	KUNIT_CASE(vt_err_flushes_every_wqe),
+	KUNIT_CASE(vt_full_queues_refuse_posts),
+	KUNIT_CASE(vt_sqd_raises_drained_when_asked),
+	KUNIT_CASE(vt_async_error_moves_to_err),
+	KUNIT_CASE(vt_cq_overflow_loses_nothing),
+	KUNIT_CASE(vt_cq_notify_once_per_arming),
+	KUNIT_CASE(vt_qp_types_and_caps),
+	KUNIT_CASE(vt_ah_and_ud_send),
+	KUNIT_CASE(vt_mr_fast_reg_and_stale_keys),
+	KUNIT_CASE(vt_srq_posts_resizes_and_limits),
+	{}
+};
+
+static struct kunit_suite vt_suite = {
+	.name = "srdma_verbs",
+	.suite_init = vt_suite_init,
+	.suite_exit = vt_suite_exit,
+	.init = vt_init,
+	.exit = vt_exit,
+	.test_cases = vt_cases,
+};
+
+kunit_test_suite(vt_suite);
