@@ -747,9 +747,12 @@ static void vt_srq_posts_resizes_and_limits(struct kunit *test)
 {
 	struct vt_ctx *ctx = test->priv;
 	struct ib_srq_init_attr init = {
+		.event_handler = vt_event,
+		.srq_context = &ctx->ev,
 		.attr = { .max_wr = 4, .max_sge = 1 },
 		.srq_type = IB_SRQT_BASIC,
 	};
+	struct rxe_recv_wqe *wqe;
 	const struct ib_recv_wr *bad;
 	struct ib_recv_wr wr = {};
 	struct ib_srq_attr attr = {};
@@ -780,6 +783,24 @@ static void vt_srq_posts_resizes_and_limits(struct kunit *test)
 	for (i = max_wr; i < attr.max_wr; i++)
 		KUNIT_ASSERT_EQ(test, ib_post_srq_recv(srq, &wr, &bad), 0);
 	KUNIT_EXPECT_EQ(test, ib_post_srq_recv(srq, &wr, &bad), -ENOMEM);
+
+	/* the limit event fires once, when fewer than 3 WQEs remain */
+	wqe = kunit_kzalloc(test, 1 << to_srdma_srq(srq)->rq.queue.log2_slot_bytes,
+			    GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, wqe);
+	for (i = attr.max_wr; i > 3; i--)
+		KUNIT_ASSERT_TRUE(test, srdma_srq_pop(to_srdma_srq(srq), wqe));
+	KUNIT_EXPECT_EQ(test, vt_events_of(&ctx->ev, IB_EVENT_SRQ_LIMIT_REACHED),
+			0);
+	KUNIT_ASSERT_TRUE(test, srdma_srq_pop(to_srdma_srq(srq), wqe));
+	KUNIT_EXPECT_EQ(test, vt_events_of(&ctx->ev, IB_EVENT_SRQ_LIMIT_REACHED),
+			1);
+	while (srdma_srq_pop(to_srdma_srq(srq), wqe))
+		;
+	KUNIT_EXPECT_EQ(test, vt_events_of(&ctx->ev, IB_EVENT_SRQ_LIMIT_REACHED),
+			1);
+	KUNIT_EXPECT_EQ(test, ib_query_srq(srq, &attr), 0);
+	KUNIT_EXPECT_EQ(test, attr.srq_limit, 0U);	/* disarmed */
 
 	qp = vt_create_qp(test, IB_QPT_RC, ctx->cq, srq);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(qp));

@@ -380,6 +380,7 @@ int srdma_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 		     enum ib_srq_attr_mask mask, struct ib_udata *udata);
 int srdma_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
 int srdma_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
+bool srdma_srq_pop(struct srdma_srq *srq, struct rxe_recv_wqe *wqe);
 
 /* srdma_qp.c */
 int srdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,

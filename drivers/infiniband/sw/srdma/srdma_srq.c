@@ -4,6 +4,7 @@
  * several QPs take from, resizable, with the limit event armed by
  * modify_srq(IB_SRQ_LIMIT).
  */
+#include <kunit/visibility.h>
 #include <rdma/uverbs_ioctl.h>
 
 #include "srdma.h"
@@ -142,6 +143,46 @@ int srdma_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 	}
 	return 0;
 }
+
+/**
+ * srdma_srq_pop() - take the oldest receive WQE of an SRQ
+ * @srq: the SRQ
+ * @wqe: receives a copy of the WQE, as many bytes as a slot holds
+ *
+ * Raises IB_EVENT_SRQ_LIMIT_REACHED, once per arming, when fewer WQEs than
+ * the limit remain. Callable from any context.
+ *
+ * Return: true if a WQE was taken, false if the SRQ is empty.
+ */
+bool srdma_srq_pop(struct srdma_srq *srq, struct rxe_recv_wqe *wqe)
+{
+	struct ib_event event = {
+		.device = srq->ibsrq.device,
+		.element.srq = &srq->ibsrq,
+		.event = IB_EVENT_SRQ_LIMIT_REACHED,
+	};
+	struct srdma_queue *q = &srq->rq.queue;
+	unsigned long flags;
+	bool limit_reached;
+
+	spin_lock_irqsave(&srq->rq.lock, flags);
+	if (srdma_queue_empty(q)) {
+		spin_unlock_irqrestore(&srq->rq.lock, flags);
+		return false;
+	}
+	/* a process may rewrite the slot meanwhile: one copy, then trusted */
+	memcpy(wqe, srdma_queue_consumer_slot(q), 1 << q->log2_slot_bytes);
+	srdma_queue_advance_consumer(q);
+	limit_reached = srq->limit && srdma_queue_count(q) < srq->limit;
+	if (limit_reached)
+		srq->limit = 0;
+	spin_unlock_irqrestore(&srq->rq.lock, flags);
+
+	if (limit_reached && srq->ibsrq.event_handler)
+		srq->ibsrq.event_handler(&event, srq->ibsrq.srq_context);
+	return true;
+}
+EXPORT_SYMBOL_IF_KUNIT(srdma_srq_pop);
 
 int srdma_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
 {
