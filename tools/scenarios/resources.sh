@@ -1,0 +1,33 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+# rdma resource show (restrack) lists the objects a running program holds,
+# with the QP's type, state and numbers, and none once it is gone.
+. "$(dirname "$0")/lib.sh"
+
+veth_pair
+load_uverbs
+check "rdma link add srdma0" rdma link add srdma0 type srdma netdev veth0
+# The pingpong server creates its objects, takes its QP to INIT, then waits
+# for a client that never comes.
+ibv_rc_pingpong -d srdma0 -g 1 -p 18515 > "$SRDMA_RESULTS/pingpong.txt" 2>&1 &
+server=$!
+check "the program's QP appears" wait_until 20 \
+	sh -c 'rdma resource show qp | grep -q "comm ibv_rc_pingpong"'
+check_match "its QP: RC, INIT, a QP number" \
+	'link srdma0/1 lqpn [0-9]+ .*type RC state INIT .*comm ibv_rc_pingpong' \
+	rdma resource show qp
+check_match "its CQ" 'dev srdma0 cqn [0-9]+ cqe [0-9]+ .*comm ibv_rc_pingpong' \
+	rdma resource show cq
+check_match "its MR, with its keys" \
+	'dev srdma0 mrn [0-9]+ rkey 0x[0-9a-f]+ lkey 0x[0-9a-f]+ mrlen 4096 .*comm ibv_rc_pingpong' \
+	rdma resource show mr
+check_match "its PD" 'dev srdma0 .*pdn [0-9]+ .*comm ibv_rc_pingpong' \
+	rdma resource show pd
+check_match "the summary counts them" \
+	'srdma0: pd 1 cq 1 qp 1 cm_id 0 mr 1 ctx 1 srq 0' rdma resource show
+kill "$server"
+wait "$server" 2> /dev/null
+check "all released when the program is gone" wait_until 10 \
+	sh -c 'rdma resource show | grep -q "srdma0: pd 0 cq 0 qp 0 cm_id 0 mr 0 ctx 0 srq 0"'
+check "rdma link delete srdma0" rdma link delete srdma0
+finish
