@@ -188,6 +188,12 @@ struct srdma_wq {
 	u32 max_inline_bytes;
 };
 
+/* bytes of a receive WQE with room for @max_sge SGEs */
+static inline size_t srdma_recv_wqe_bytes(u32 max_sge)
+{
+	return sizeof(struct rxe_recv_wqe) + max_sge * sizeof(struct rxe_sge);
+}
+
 /**
  * struct srdma_srq - a shared receive queue
  * @ibsrq: the SRQ ib_core knows

@@ -21,11 +21,6 @@ static size_t srdma_send_wqe_bytes(u32 max_sge, u32 max_inline_bytes)
 	       max_t(size_t, max_sge * sizeof(struct rxe_sge), max_inline_bytes);
 }
 
-static size_t srdma_recv_wqe_bytes(u32 max_sge)
-{
-	return sizeof(struct rxe_recv_wqe) + max_sge * sizeof(struct rxe_sge);
-}
-
 /* room of a WQE slot after its fixed part, as SGEs or inline bytes */
 static u32 srdma_slot_room(const struct srdma_queue *q, size_t fixed_bytes)
 {

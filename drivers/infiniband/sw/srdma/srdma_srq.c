@@ -9,11 +9,6 @@
 
 #include "srdma.h"
 
-static size_t srdma_recv_wqe_bytes(u32 max_sge)
-{
-	return sizeof(struct rxe_recv_wqe) + max_sge * sizeof(struct rxe_sge);
-}
-
 int srdma_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 		     struct ib_udata *udata)
 {
