@@ -58,9 +58,10 @@ static enum ib_wc_opcode srdma_wc_opcode(u32 wr_opcode)
 	return IB_WC_SEND;
 }
 
-static u32 srdma_sge_bytes(const struct ib_sge *sg_list, int num_sge)
+/* in 64 bits: 32-bit SGE lengths must not wrap into a small total */
+static u64 srdma_sge_bytes(const struct ib_sge *sg_list, int num_sge)
 {
-	u32 bytes = 0;
+	u64 bytes = 0;
 	int i;
 
 	for (i = 0; i < num_sge; i++)
@@ -69,11 +70,12 @@ static u32 srdma_sge_bytes(const struct ib_sge *sg_list, int num_sge)
 }
 
 static int srdma_send_wr_check(struct srdma_qp *qp,
-			       const struct ib_send_wr *wr, u32 length)
+			       const struct ib_send_wr *wr, u64 length)
 {
 	enum ib_qp_type type = qp->ibqp.qp_type;
 
-	if (!srdma_send_opcode_ok(type, wr->opcode) || wr->num_sge < 0)
+	if (!srdma_send_opcode_ok(type, wr->opcode) || wr->num_sge < 0 ||
+	    length > SRDMA_MAX_MSG_BYTES)
 		return -EINVAL;
 	if (wr->send_flags & IB_SEND_INLINE) {
 		if (length > qp->sq.max_inline_bytes)
@@ -98,7 +100,8 @@ static int srdma_send_wr_check(struct srdma_qp *qp,
 		break;
 	}
 	if ((type == IB_QPT_UD || type == IB_QPT_GSI) &&
-	    (!ud_wr(wr)->ah || ud_wr(wr)->remote_qpn > SRDMA_MAX_QPN))
+	    (!ud_wr(wr)->ah || ud_wr(wr)->ah->device != qp->ibqp.device ||
+	     ud_wr(wr)->remote_qpn > SRDMA_MAX_QPN))
 		return -EINVAL;
 	return 0;
 }
@@ -245,7 +248,7 @@ int srdma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	enum ib_qp_state state;
 	unsigned long flags;
 	int err = 0;
-	u32 length;
+	u64 length;
 
 	/* librxe's doorbell: the WQEs are already in the ring */
 	if (qp->user) {
@@ -289,7 +292,9 @@ static int srdma_wq_post_recv(struct srdma_wq *wq,
 	for (; wr; wr = wr->next) {
 		if (srdma_queue_full(&wq->queue))
 			err = -ENOMEM;
-		else if (wr->num_sge < 0 || wr->num_sge > wq->max_sge)
+		else if (wr->num_sge < 0 || wr->num_sge > wq->max_sge ||
+			 srdma_sge_bytes(wr->sg_list, wr->num_sge) >
+			 SRDMA_MAX_MSG_BYTES)
 			err = -EINVAL;
 		if (err) {
 			*bad_wr = wr;
