@@ -159,6 +159,9 @@ for s in "${scenarios[@]}"; do
 		continue
 	fi
 	echo "      kunit: $line"
+	walked=$(grep -o 'walked [0-9]* combinations' "$out/kunit/a/kunit.log" |
+		awk '{ n += $2 } END { print n + 0 }')
+	echo "      kunit: QP transition table: $walked (type, state, state, attribute) combinations walked"
 	passed=$((passed + ok))
 	if [ "$ok" != "$ran" ]; then
 		failed=$((failed + ran - ok))
