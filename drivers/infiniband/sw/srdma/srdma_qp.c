@@ -52,6 +52,9 @@ static int srdma_qp_check_init(struct srdma_dev *sdev,
 		return -EOPNOTSUPP;
 	if (!init->send_cq || !init->recv_cq)
 		why = "no CQ";
+	else if (init->srq && init->qp_type != IB_QPT_RC &&
+		 init->qp_type != IB_QPT_UD)
+		why = "an SRQ serves RC and UD QPs only";
 	else if (cap->max_send_wr > sdev->attr.max_qp_wr)
 		why = "max_send_wr above the device's max_qp_wr";
 	else if (cap->max_send_sge > sdev->attr.max_send_sge)

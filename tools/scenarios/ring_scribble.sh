@@ -1,0 +1,79 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+# Bad input: tests/ring_scribble.c writes garbage over the CQ, SQ, RQ and SRQ
+# rings it shares with the kernel while it posts, polls, arms, resizes and
+# moves QPs through their states. The kernel must not crash, leak or hang:
+# afterwards nothing of the process is left, the device still works, goes
+# away and the module unloads. SRDMA_REF=rxe runs the same on rdma_rxe;
+# SCRIBBLE_SEED and SCRIBBLE_ITERATIONS override the program's defaults.
+prog=$(dirname "$0")/../../tests/bin/ring_scribble
+if [ ! -x "$prog" ]; then
+	echo "not ok 1 - $prog exists (build it on the host first: make -C tests)"
+	exit 1
+fi
+. "$(dirname "$0")/lib.sh"
+
+# run_tap NAME COMMAND...: run a program that prints TAP, keep its output in
+# $SRDMA_RESULTS/NAME.tap, print its failures (with the diagnostics that
+# follow them) and its last line; the program's exit status
+run_tap() {
+	local tap=$SRDMA_RESULTS/$1.tap rc; shift
+	"$@" > "$tap" 2>&1
+	rc=$?
+	awk '/^not ok/ { p = 1; print; next } /^ok / { p = 0; next }
+	     /^Bail out/ || (p && /^#/) { print }' "$tap"
+	tail -n 1 "$tap"
+	return $rc
+}
+
+# The veth peer in a namespace of its own: 198.18.0.2 is then a neighbour
+# of veth0 that answers ARP (so address vectors resolve) and runs no RDMA.
+peer_netns() {
+	ip netns add peer &&
+	ip link set veth1 netns peer &&
+	ip -n peer addr add 198.18.0.2/24 dev veth1 &&
+	ip -n peer link set veth1 up
+}
+
+# What the kernel log must not hold (tools/vm/run fails the run on these
+# too; here they fail a check with the lines that matched)
+alarming='WARNING:|BUG:|Oops|KASAN|UBSAN|general protection|refcount_t:|list_(add|del) corruption|blocked for more than|soft lockup|hard LOCKUP|rcu_.*stall|ODEBUG|unreferenced object|unregister_netdevice: waiting'
+
+# kmemleak_clean: nothing suspected, if the kernel runs kmemleak (booted
+# with kmemleak=on); otherwise there is nothing to ask
+kmemleak_clean() {
+	local f=/sys/kernel/debug/kmemleak
+	[ -w $f ] && echo scan > $f 2> /dev/null || return 0
+	echo scan > $f
+	! grep -q 'unreferenced object' $f
+}
+
+driver=${SRDMA_REF:-srdma}
+dev=${driver}0
+[ "$driver" = srdma ] || driver=rdma_rxe
+veth_pair
+check "veth1 moved to namespace peer" peer_netns
+load_uverbs
+check "rdma link add $dev" rdma link add "$dev" type "${SRDMA_REF:-srdma}" netdev veth0
+check "port active" wait_until 5 port_is "$dev" ACTIVE
+grep -E '^(MemAvailable|Slab|SUnreclaim|VmallocUsed):' /proc/meminfo > "$SRDMA_RESULTS/meminfo-before.txt"
+args=("$dev")
+[ -n "${SCRIBBLE_SEED:-}" ] && args+=("$SCRIBBLE_SEED" "${SCRIBBLE_ITERATIONS:-4000}")
+check "ring_scribble: every round ends, the device still works" \
+	run_tap ring_scribble timeout -k 10 240 "$prog" "${args[@]}"
+echo "# ring_scribble: $(head -n 1 "$SRDMA_RESULTS/ring_scribble.tap" | sed "s/^# //")"
+echo "# ring_scribble: $(tail -n 1 "$SRDMA_RESULTS/ring_scribble.tap" | sed "s/^# //"), all in $SRDMA_RESULTS/ring_scribble.tap"
+grep -E '^(MemAvailable|Slab|SUnreclaim|VmallocUsed):' /proc/meminfo > "$SRDMA_RESULTS/meminfo-after.txt"
+rdma resource show > "$SRDMA_RESULTS/resources.txt" 2>&1
+rdma resource show qp >> "$SRDMA_RESULTS/resources.txt" 2>&1
+check_no_match "no QP of ring_scribble left" 'comm ring_scribble' rdma resource show qp
+check_no_match "no CQ of ring_scribble left" 'comm ring_scribble' rdma resource show cq
+check_no_match "no MR of ring_scribble left" 'comm ring_scribble' rdma resource show mr
+check_no_match "no PD of ring_scribble left" 'comm ring_scribble' rdma resource show pd
+check_match "no user context left" "$dev: .*ctx 0" rdma resource show
+check_no_match "kernel log: nothing alarming" "$alarming" dmesg
+check "kmemleak: nothing suspected (when enabled)" kmemleak_clean
+check "rdma link delete $dev" rdma link delete "$dev"
+check "modprobe -r $driver" modprobe -r "$driver"
+check_no_match "kernel log: still nothing alarming" "$alarming" dmesg
+finish

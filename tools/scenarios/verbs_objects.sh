@@ -1,0 +1,52 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+# Verbs objects through stock librxe: tests/verbs_objects.c (PD, MR, CQ, SRQ,
+# AH and QP create/destroy within and beyond the device's limits, the QP
+# state machine of ibv_modify_qp(3), flushing) on srdma0 over veth0.
+# SRDMA_REF=rxe runs the same on rdma_rxe, for comparison.
+prog=$(dirname "$0")/../../tests/bin/verbs_objects
+if [ ! -x "$prog" ]; then
+	echo "not ok 1 - $prog exists (build it on the host first: make -C tests)"
+	exit 1
+fi
+. "$(dirname "$0")/lib.sh"
+
+# run_tap NAME COMMAND...: run a program that prints TAP, keep its output in
+# $SRDMA_RESULTS/NAME.tap, print its failures (with the diagnostics that
+# follow them) and its last line; the program's exit status
+run_tap() {
+	local tap=$SRDMA_RESULTS/$1.tap rc; shift
+	"$@" > "$tap" 2>&1
+	rc=$?
+	awk '/^not ok/ { p = 1; print; next } /^ok / { p = 0; next }
+	     /^Bail out/ || (p && /^#/) { print }' "$tap"
+	tail -n 1 "$tap"
+	return $rc
+}
+
+# The veth peer in a namespace of its own: 198.18.0.2 is then a neighbour
+# of veth0 that answers ARP (so address vectors resolve) and runs no RDMA.
+peer_netns() {
+	ip netns add peer &&
+	ip link set veth1 netns peer &&
+	ip -n peer addr add 198.18.0.2/24 dev veth1 &&
+	ip -n peer link set veth1 up
+}
+
+driver=${SRDMA_REF:-srdma}
+dev=${driver}0
+[ "$driver" = srdma ] || driver=rdma_rxe
+veth_pair
+check "veth1 moved to namespace peer" peer_netns
+load_uverbs
+check "rdma link add $dev" rdma link add "$dev" type "${SRDMA_REF:-srdma}" netdev veth0
+check "port active" wait_until 5 port_is "$dev" ACTIVE
+check "verbs_objects: every check passes" run_tap verbs_objects "$prog" "$dev"
+echo "# verbs_objects: $(tail -n 1 "$SRDMA_RESULTS/verbs_objects.tap" | sed "s/^# //"), all in $SRDMA_RESULTS/verbs_objects.tap"
+rdma resource show > "$SRDMA_RESULTS/resources.txt" 2>&1
+rdma resource show qp >> "$SRDMA_RESULTS/resources.txt" 2>&1
+check_no_match "no QP of verbs_objects left" 'comm verbs_objects' rdma resource show qp
+check_match "no user context left" "$dev: .*ctx 0" rdma resource show
+check "rdma link delete $dev" rdma link delete "$dev"
+check "modprobe -r $driver" modprobe -r "$driver"
+finish
