@@ -63,17 +63,14 @@ struct rxe_queue_buf {
 };
 #endif
 
+#include "tap.h"
+
 static_assert(offsetof(struct rxe_queue_buf, producer_index) == 128,
 	      "producer index on the second cache line");
 static_assert(offsetof(struct rxe_queue_buf, consumer_index) == 256,
 	      "consumer index on the third cache line");
 static_assert(offsetof(struct rxe_queue_buf, data) == 384,
 	      "elements after the indices");
-
-#ifndef __printf
-#define __printf(a, b)
-#endif
-#define ARRAY_SIZE(arr)		(sizeof(arr) / sizeof((arr)[0]))
 
 #define DEFAULT_DEVICE		"srdma0"
 #define DEFAULT_SEED		20261122ULL
@@ -104,54 +101,6 @@ static_assert(offsetof(struct rxe_queue_buf, data) == 384,
 				 IBV_QP_SQ_PSN | IBV_QP_RQ_PSN)
 
 /* Output */
-
-static void __printf(1, 2) diag(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("# ", stdout);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	fflush(stdout);
-}
-
-static unsigned int tests_run, tests_failed;
-
-static bool __printf(2, 3) check(bool cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	tests_run++;
-	if (!cond)
-		tests_failed++;
-	printf("%sok %u - ", cond ? "" : "not ", tests_run);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	fflush(stdout);
-	return cond;
-}
-
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
-}
-
-static void sleep_ms(unsigned int ms)
-{
-	struct timespec ts = {
-		.tv_sec = ms / 1000,
-		.tv_nsec = (ms % 1000) * 1000000L,
-	};
-
-	nanosleep(&ts, NULL);
-}
 
 /* A small generator (xorshift64*), seeded through splitmix64 */
 

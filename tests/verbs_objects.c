@@ -40,10 +40,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#ifndef __printf
-#define __printf(a, b)
-#endif
-#define ARRAY_SIZE(arr)		(sizeof(arr) / sizeof((arr)[0]))
+#include "tap.h"
+
 #define BIT(nr)			(1UL << (nr))
 
 #define DEFAULT_DEVICE		"srdma0"
@@ -91,42 +89,6 @@ struct env {
 };
 
 /* TAP */
-
-static unsigned int tests_run, tests_failed;
-
-static void __printf(1, 2) diag(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("# ", stdout);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-}
-
-static bool vcheck(bool cond, const char *fmt, va_list ap)
-{
-	tests_run++;
-	if (!cond)
-		tests_failed++;
-	printf("%sok %u - ", cond ? "" : "not ", tests_run);
-	vprintf(fmt, ap);
-	putchar('\n');
-	return cond;
-}
-
-/* check() - one TAP line; returns @cond */
-static bool __printf(2, 3) check(bool cond, const char *fmt, ...)
-{
-	va_list ap;
-	bool ret;
-
-	va_start(ap, fmt);
-	ret = vcheck(cond, fmt, ap);
-	va_end(ap);
-	return ret;
-}
 
 static const char *err_name(int err)
 {
@@ -194,24 +156,6 @@ static void on_alarm(int sig)
 	if (write(STDOUT_FILENO, msg, sizeof(msg) - 1) < 0)
 		_exit(3);
 	_exit(1);
-}
-
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
-}
-
-static void sleep_ms(unsigned int ms)
-{
-	struct timespec ts = {
-		.tv_sec = ms / 1000,
-		.tv_nsec = (ms % 1000) * 1000000L,
-	};
-
-	nanosleep(&ts, NULL);
 }
 
 /* Tables: QP types and states, after ibv_modify_qp(3) */

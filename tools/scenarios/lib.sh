@@ -110,3 +110,25 @@ async_watch() {
 	watch_pid=$!
 	wait_until 10 grep -q "async event FD" "$2"
 }
+
+# run_tap NAME COMMAND...: run a program that prints TAP, keep its output in
+# $SRDMA_RESULTS/NAME.tap, print its failures (with the diagnostics that
+# follow them) and its last line; the program's exit status
+run_tap() {
+	local tap=$SRDMA_RESULTS/$1.tap rc; shift
+	"$@" > "$tap" 2>&1
+	rc=$?
+	awk '/^not ok/ { p = 1; print; next } /^ok / { p = 0; next }
+	     /^Bail out/ || (p && /^#/) { print }' "$tap"
+	tail -n 1 "$tap"
+	return $rc
+}
+
+# The veth peer in a namespace of its own: 198.18.0.2 is then a neighbour
+# of veth0 that answers ARP (so address vectors resolve) and runs no RDMA.
+peer_netns() {
+	ip netns add peer &&
+	ip link set veth1 netns peer &&
+	ip -n peer addr add 198.18.0.2/24 dev veth1 &&
+	ip -n peer link set veth1 up
+}

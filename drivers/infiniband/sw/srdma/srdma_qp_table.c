@@ -41,6 +41,39 @@
 #define DATAGRAM_OPT	(IB_QP_PKEY_INDEX | IB_QP_QKEY)
 #define DATAGRAM_RTS_OPT (IB_QP_CUR_STATE | IB_QP_QKEY)
 
+/* the special QPs (SMI, GSI) have no port attribute: bound at creation */
+#define SPECIAL_QP_TRANSITIONS						\
+{									\
+	[IB_QPS_RESET] = {						\
+		[IB_QPS_RESET] = T(0, 0),				\
+		[IB_QPS_INIT] = T(DATAGRAM_OPT, 0),			\
+	},								\
+	[IB_QPS_INIT] = {						\
+		TO_RESET_OR_ERR,					\
+		[IB_QPS_INIT] = T(0, DATAGRAM_OPT),			\
+		[IB_QPS_RTR] = T(0, DATAGRAM_OPT),			\
+	},								\
+	[IB_QPS_RTR] = {						\
+		TO_RESET_OR_ERR,					\
+		[IB_QPS_RTS] = T(IB_QP_SQ_PSN, DATAGRAM_RTS_OPT | RL),	\
+	},								\
+	[IB_QPS_RTS] = {						\
+		TO_RESET_OR_ERR,					\
+		[IB_QPS_RTS] = T(0, DATAGRAM_RTS_OPT | RL),		\
+		[IB_QPS_SQD] = T(0, IB_QP_EN_SQD_ASYNC_NOTIFY),		\
+	},								\
+	[IB_QPS_SQD] = {						\
+		TO_RESET_OR_ERR,					\
+		[IB_QPS_RTS] = T(0, DATAGRAM_RTS_OPT | RL),		\
+		[IB_QPS_SQD] = T(0, DATAGRAM_OPT | RL),			\
+	},								\
+	[IB_QPS_SQE] = {						\
+		TO_RESET_OR_ERR,					\
+		[IB_QPS_RTS] = T(0, DATAGRAM_RTS_OPT | RL),		\
+	},								\
+	[IB_QPS_ERR] = { TO_RESET_OR_ERR },				\
+}
+
 const struct srdma_qp_transition
 srdma_qp_table[IB_QPT_MAX][SRDMA_QPS_COUNT][SRDMA_QPS_COUNT] = {
 	[IB_QPT_RC] = {
@@ -140,67 +173,8 @@ srdma_qp_table[IB_QPT_MAX][SRDMA_QPS_COUNT][SRDMA_QPS_COUNT] = {
 		},
 		[IB_QPS_ERR] = { TO_RESET_OR_ERR },
 	},
-	/* the special QPs have no port attribute: they are bound at creation */
-	[IB_QPT_SMI] = {
-		[IB_QPS_RESET] = {
-			[IB_QPS_RESET] = T(0, 0),
-			[IB_QPS_INIT] = T(DATAGRAM_OPT, 0),
-		},
-		[IB_QPS_INIT] = {
-			TO_RESET_OR_ERR,
-			[IB_QPS_INIT] = T(0, DATAGRAM_OPT),
-			[IB_QPS_RTR] = T(0, DATAGRAM_OPT),
-		},
-		[IB_QPS_RTR] = {
-			TO_RESET_OR_ERR,
-			[IB_QPS_RTS] = T(IB_QP_SQ_PSN, DATAGRAM_RTS_OPT | RL),
-		},
-		[IB_QPS_RTS] = {
-			TO_RESET_OR_ERR,
-			[IB_QPS_RTS] = T(0, DATAGRAM_RTS_OPT | RL),
-			[IB_QPS_SQD] = T(0, IB_QP_EN_SQD_ASYNC_NOTIFY),
-		},
-		[IB_QPS_SQD] = {
-			TO_RESET_OR_ERR,
-			[IB_QPS_RTS] = T(0, DATAGRAM_RTS_OPT | RL),
-			[IB_QPS_SQD] = T(0, DATAGRAM_OPT | RL),
-		},
-		[IB_QPS_SQE] = {
-			TO_RESET_OR_ERR,
-			[IB_QPS_RTS] = T(0, DATAGRAM_RTS_OPT | RL),
-		},
-		[IB_QPS_ERR] = { TO_RESET_OR_ERR },
-	},
-	[IB_QPT_GSI] = {
-		[IB_QPS_RESET] = {
-			[IB_QPS_RESET] = T(0, 0),
-			[IB_QPS_INIT] = T(DATAGRAM_OPT, 0),
-		},
-		[IB_QPS_INIT] = {
-			TO_RESET_OR_ERR,
-			[IB_QPS_INIT] = T(0, DATAGRAM_OPT),
-			[IB_QPS_RTR] = T(0, DATAGRAM_OPT),
-		},
-		[IB_QPS_RTR] = {
-			TO_RESET_OR_ERR,
-			[IB_QPS_RTS] = T(IB_QP_SQ_PSN, DATAGRAM_RTS_OPT | RL),
-		},
-		[IB_QPS_RTS] = {
-			TO_RESET_OR_ERR,
-			[IB_QPS_RTS] = T(0, DATAGRAM_RTS_OPT | RL),
-			[IB_QPS_SQD] = T(0, IB_QP_EN_SQD_ASYNC_NOTIFY),
-		},
-		[IB_QPS_SQD] = {
-			TO_RESET_OR_ERR,
-			[IB_QPS_RTS] = T(0, DATAGRAM_RTS_OPT | RL),
-			[IB_QPS_SQD] = T(0, DATAGRAM_OPT | RL),
-		},
-		[IB_QPS_SQE] = {
-			TO_RESET_OR_ERR,
-			[IB_QPS_RTS] = T(0, DATAGRAM_RTS_OPT | RL),
-		},
-		[IB_QPS_ERR] = { TO_RESET_OR_ERR },
-	},
+	[IB_QPT_SMI] = SPECIAL_QP_TRANSITIONS,
+	[IB_QPT_GSI] = SPECIAL_QP_TRANSITIONS,
 	/* a raw packet QP has no transport state: a port, and a rate */
 	[IB_QPT_RAW_PACKET] = {
 		[IB_QPS_RESET] = {

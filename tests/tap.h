@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * TAP output and small time helpers shared by the test programs. Every
+ * line is flushed, since the programs fork and a child's crash must not
+ * lose the parent's buffered lines.
+ */
+#ifndef SRDMA_TESTS_TAP_H
+#define SRDMA_TESTS_TAP_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <time.h>
+
+#ifndef __printf
+#define __printf(a, b)
+#endif
+#define ARRAY_SIZE(arr)		(sizeof(arr) / sizeof((arr)[0]))
+
+static unsigned int tests_run, tests_failed;
+
+static inline void __printf(1, 2) diag(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("# ", stdout);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	fflush(stdout);
+}
+
+static inline bool vcheck(bool cond, const char *fmt, va_list ap)
+{
+	tests_run++;
+	if (!cond)
+		tests_failed++;
+	printf("%sok %u - ", cond ? "" : "not ", tests_run);
+	vprintf(fmt, ap);
+	putchar('\n');
+	fflush(stdout);
+	return cond;
+}
+
+/* check() - one TAP line; returns @cond */
+static inline bool __printf(2, 3) check(bool cond, const char *fmt, ...)
+{
+	va_list ap;
+	bool ret;
+
+	va_start(ap, fmt);
+	ret = vcheck(cond, fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+static inline long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+static inline void sleep_ms(unsigned int ms)
+{
+	struct timespec ts = {
+		.tv_sec = ms / 1000,
+		.tv_nsec = (ms % 1000) * 1000000L,
+	};
+
+	nanosleep(&ts, NULL);
+}
+
+#endif /* SRDMA_TESTS_TAP_H */
