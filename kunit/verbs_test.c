@@ -217,6 +217,22 @@ static void vt_fill_av(struct rdma_ah_attr *ah)
 	rdma_ah_set_grh(ah, &vt.gid, 0, vt.gid_index, 64, 0);
 }
 
+/* the attributes RC INIT->RTR requires, and good values for them */
+#define VT_RTR_MASK	(IB_QP_AV | IB_QP_PATH_MTU | IB_QP_DEST_QPN | \
+			 IB_QP_RQ_PSN | IB_QP_MAX_DEST_RD_ATOMIC | \
+			 IB_QP_MIN_RNR_TIMER)
+
+static void vt_fill_rtr(struct ib_qp_attr *attr)
+{
+	memset(attr, 0, sizeof(*attr));
+	vt_fill_av(&attr->ah_attr);
+	attr->path_mtu = IB_MTU_1024;
+	attr->dest_qp_num = 0x123456;
+	attr->rq_psn = 0xabcdef;
+	attr->max_dest_rd_atomic = 4;
+	attr->min_rnr_timer = 12;
+}
+
 /* RESET -> INIT -> RTR -> RTS for an RC QP, as the IBTA table requires */
 static void vt_rc_to_rts(struct kunit *test, struct ib_qp *qp)
 {
@@ -228,17 +244,8 @@ static void vt_rc_to_rts(struct kunit *test, struct ib_qp *qp)
 	KUNIT_ASSERT_EQ(test, vt_modify(qp, IB_QPS_INIT, IB_QP_PKEY_INDEX |
 					IB_QP_PORT | IB_QP_ACCESS_FLAGS, &attr),
 			0);
-	memset(&attr, 0, sizeof(attr));
-	vt_fill_av(&attr.ah_attr);
-	attr.path_mtu = IB_MTU_1024;
-	attr.dest_qp_num = 0x123456;
-	attr.rq_psn = 0xabcdef;
-	attr.max_dest_rd_atomic = 4;
-	attr.min_rnr_timer = 12;
-	KUNIT_ASSERT_EQ(test, vt_modify(qp, IB_QPS_RTR, IB_QP_AV |
-					IB_QP_PATH_MTU | IB_QP_DEST_QPN |
-					IB_QP_RQ_PSN | IB_QP_MAX_DEST_RD_ATOMIC |
-					IB_QP_MIN_RNR_TIMER, &attr), 0);
+	vt_fill_rtr(&attr);
+	KUNIT_ASSERT_EQ(test, vt_modify(qp, IB_QPS_RTR, VT_RTR_MASK, &attr), 0);
 	memset(&attr, 0, sizeof(attr));
 	attr.timeout = 14;
 	attr.retry_cnt = 7;
@@ -309,9 +316,6 @@ static void vt_qp_walks_every_state(struct kunit *test)
 static void vt_refused_modify_changes_nothing(struct kunit *test)
 {
 	struct vt_ctx *ctx = test->priv;
-	const int rtr_mask = IB_QP_AV | IB_QP_PATH_MTU | IB_QP_DEST_QPN |
-			     IB_QP_RQ_PSN | IB_QP_MAX_DEST_RD_ATOMIC |
-			     IB_QP_MIN_RNR_TIMER;
 	struct ib_qp_attr attr, good;
 	struct ib_qp_init_attr init;
 	struct ib_qp *qp;
@@ -336,53 +340,48 @@ static void vt_refused_modify_changes_nothing(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, vt_modify(qp, IB_QPS_INIT, IB_QP_PKEY_INDEX |
 					IB_QP_PORT | IB_QP_ACCESS_FLAGS, &attr),
 			0);
-	memset(&good, 0, sizeof(good));
-	vt_fill_av(&good.ah_attr);
-	good.path_mtu = IB_MTU_1024;
-	good.dest_qp_num = 77;
-	good.rq_psn = 100;
-	good.max_dest_rd_atomic = 1;
+	vt_fill_rtr(&good);
 
 	/* one bad thing at a time, next to good values that must not stick */
 	attr = good;
 	attr.rq_psn = 555;
 	KUNIT_EXPECT_EQ(test, vt_modify(qp, IB_QPS_RTR,
-					rtr_mask & ~IB_QP_MIN_RNR_TIMER, &attr),
+					VT_RTR_MASK & ~IB_QP_MIN_RNR_TIMER, &attr),
 			-EINVAL);
 	attr.path_mtu = IB_MTU_4096;	/* the netdev MTU is 1500 */
-	KUNIT_EXPECT_EQ(test, vt_modify(qp, IB_QPS_RTR, rtr_mask, &attr),
+	KUNIT_EXPECT_EQ(test, vt_modify(qp, IB_QPS_RTR, VT_RTR_MASK, &attr),
 			-EINVAL);
 	attr = good;
 	attr.rq_psn = 555;
 	attr.dest_qp_num = BIT(24);
-	KUNIT_EXPECT_EQ(test, vt_modify(qp, IB_QPS_RTR, rtr_mask, &attr),
+	KUNIT_EXPECT_EQ(test, vt_modify(qp, IB_QPS_RTR, VT_RTR_MASK, &attr),
 			-EINVAL);
 	attr = good;
 	attr.rq_psn = 555;
 	attr.max_dest_rd_atomic = SRDMA_MAX_RD_ATOMIC + 1;
-	KUNIT_EXPECT_EQ(test, vt_modify(qp, IB_QPS_RTR, rtr_mask, &attr),
+	KUNIT_EXPECT_EQ(test, vt_modify(qp, IB_QPS_RTR, VT_RTR_MASK, &attr),
 			-EINVAL);
 	attr = good;
 	attr.rq_psn = 555;
 	attr.min_rnr_timer = 32;
-	KUNIT_EXPECT_EQ(test, vt_modify(qp, IB_QPS_RTR, rtr_mask, &attr),
+	KUNIT_EXPECT_EQ(test, vt_modify(qp, IB_QPS_RTR, VT_RTR_MASK, &attr),
 			-EINVAL);
 	attr = good;
 	attr.rq_psn = 555;
 	rdma_ah_set_ah_flags(&attr.ah_attr, 0);
-	KUNIT_EXPECT_EQ(test, vt_modify(qp, IB_QPS_RTR, rtr_mask, &attr),
+	KUNIT_EXPECT_EQ(test, vt_modify(qp, IB_QPS_RTR, VT_RTR_MASK, &attr),
 			-EINVAL);
 	attr = good;
 	attr.rq_psn = 555;
 	attr.sq_psn = 1;
 	KUNIT_EXPECT_EQ(test, vt_modify(qp, IB_QPS_RTR,
-					rtr_mask | IB_QP_SQ_PSN, &attr),
+					VT_RTR_MASK | IB_QP_SQ_PSN, &attr),
 			-EINVAL);
 	attr = good;
 	attr.rq_psn = 555;
 	attr.cur_qp_state = IB_QPS_RTS;
 	KUNIT_EXPECT_EQ(test, vt_modify(qp, IB_QPS_RTR,
-					rtr_mask | IB_QP_CUR_STATE, &attr),
+					VT_RTR_MASK | IB_QP_CUR_STATE, &attr),
 			-EINVAL);
 
 	KUNIT_ASSERT_EQ(test, ib_query_qp(qp, &attr, ~0, &init), 0);
@@ -392,8 +391,7 @@ static void vt_refused_modify_changes_nothing(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, attr.path_mtu, 0);
 	KUNIT_EXPECT_EQ(test, attr.qp_access_flags, IB_ACCESS_REMOTE_READ);
 
-	good.min_rnr_timer = 1;
-	KUNIT_EXPECT_EQ(test, vt_modify(qp, IB_QPS_RTR, rtr_mask, &good), 0);
+	KUNIT_EXPECT_EQ(test, vt_modify(qp, IB_QPS_RTR, VT_RTR_MASK, &good), 0);
 	KUNIT_EXPECT_EQ(test, vt_state(qp, &attr), IB_QPS_RTR);
 	KUNIT_EXPECT_EQ(test, ib_destroy_qp(qp), 0);
 }

@@ -367,22 +367,6 @@ struct round {
 	unsigned int skipped[N_OPS];	/* no live ring or object for them */
 };
 
-static struct ibv_context *open_device(const char *name)
-{
-	struct ibv_context *ctx = NULL;
-	struct ibv_device **list;
-	int i, n;
-
-	list = ibv_get_device_list(&n);
-	if (!list)
-		return NULL;
-	for (i = 0; i < n; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	return ctx;
-}
-
 /* find_sgid() - an IPv4 RoCE v2 GID of the port, for address vectors */
 static int find_sgid(struct round *r)
 {

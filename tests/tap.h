@@ -1,15 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
- * TAP output and small time helpers shared by the test programs. Every
+ * TAP output, time and device helpers shared by the test programs. Every
  * line is flushed, since the programs fork and a child's crash must not
  * lose the parent's buffered lines.
  */
 #ifndef SRDMA_TESTS_TAP_H
 #define SRDMA_TESTS_TAP_H
 
+#include <infiniband/verbs.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 #ifndef __printf
@@ -71,6 +73,23 @@ static inline void sleep_ms(unsigned int ms)
 	};
 
 	nanosleep(&ts, NULL);
+}
+
+/* open_device() - a context on the device called @name, or NULL */
+static inline struct ibv_context *open_device(const char *name)
+{
+	struct ibv_context *ctx = NULL;
+	struct ibv_device **list;
+	int i, n;
+
+	list = ibv_get_device_list(&n);
+	if (!list)
+		return NULL;
+	for (i = 0; i < n; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), name))
+			ctx = ibv_open_device(list[i]);
+	ibv_free_device_list(list);
+	return ctx;
 }
 
 #endif /* SRDMA_TESTS_TAP_H */

@@ -369,22 +369,6 @@ static unsigned int cmp_attrs(struct attr_cmp *c, const struct ibv_qp_attr *g,
 
 /* Objects */
 
-static struct ibv_context *open_device(const char *name)
-{
-	struct ibv_context *ctx = NULL;
-	struct ibv_device **list;
-	int i, n;
-
-	list = ibv_get_device_list(&n);
-	if (!list)
-		return NULL;
-	for (i = 0; i < n; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	return ctx;
-}
-
 static struct ibv_qp *create_qp_cap(struct ibv_pd *pd, enum ibv_qp_type type,
 				    struct ibv_cq *cq, struct ibv_srq *srq,
 				    const struct ibv_qp_cap *cap)
@@ -406,6 +390,17 @@ static const struct ibv_qp_cap default_cap = {
 	.max_send_sge = 1,
 	.max_recv_sge = 1,
 };
+
+/* an RC QP with these caps must not be created (EINVAL) */
+static void check_create_refused(struct env *e, const struct ibv_qp_cap *cap,
+				 const char *what)
+{
+	struct ibv_qp *qp = create_qp_cap(e->pd, IBV_QPT_RC, e->cq, NULL, cap);
+
+	check_err(ptr_err(qp), EINVAL, "%s", what);
+	if (qp)
+		ibv_destroy_qp(qp);
+}
 
 static struct ibv_qp *create_qp(struct env *e, enum ibv_qp_type type,
 				struct ibv_cq *cq)
@@ -1284,34 +1279,19 @@ static void test_qp_create(struct env *e)
 	/* Beyond the device's limits */
 	cap = want;
 	cap.max_send_wr = e->dev.max_qp_wr + 1;
-	qp = create_qp_cap(e->pd, IBV_QPT_RC, e->cq, NULL, &cap);
-	check_err(ptr_err(qp), EINVAL, "qp create: max_send_wr > max_qp_wr fails");
-	if (qp)
-		ibv_destroy_qp(qp);
+	check_create_refused(e, &cap, "qp create: max_send_wr > max_qp_wr fails");
 	cap = want;
 	cap.max_recv_wr = e->dev.max_qp_wr + 1;
-	qp = create_qp_cap(e->pd, IBV_QPT_RC, e->cq, NULL, &cap);
-	check_err(ptr_err(qp), EINVAL, "qp create: max_recv_wr > max_qp_wr fails");
-	if (qp)
-		ibv_destroy_qp(qp);
+	check_create_refused(e, &cap, "qp create: max_recv_wr > max_qp_wr fails");
 	cap = want;
 	cap.max_send_sge = e->dev.max_sge + 1;
-	qp = create_qp_cap(e->pd, IBV_QPT_RC, e->cq, NULL, &cap);
-	check_err(ptr_err(qp), EINVAL, "qp create: max_send_sge > max_sge fails");
-	if (qp)
-		ibv_destroy_qp(qp);
+	check_create_refused(e, &cap, "qp create: max_send_sge > max_sge fails");
 	cap = want;
 	cap.max_recv_sge = e->dev.max_sge + 1;
-	qp = create_qp_cap(e->pd, IBV_QPT_RC, e->cq, NULL, &cap);
-	check_err(ptr_err(qp), EINVAL, "qp create: max_recv_sge > max_sge fails");
-	if (qp)
-		ibv_destroy_qp(qp);
+	check_create_refused(e, &cap, "qp create: max_recv_sge > max_sge fails");
 	cap = want;
 	cap.max_inline_data = QP_ABSURD_INLINE_BYTES;
-	qp = create_qp_cap(e->pd, IBV_QPT_RC, e->cq, NULL, &cap);
-	check_err(ptr_err(qp), EINVAL, "qp create: max_inline_data 1 MiB fails");
-	if (qp)
-		ibv_destroy_qp(qp);
+	check_create_refused(e, &cap, "qp create: max_inline_data 1 MiB fails");
 
 	/* With an SRQ: the receive queue's caps are ignored */
 	srq = ibv_create_srq(e->pd, &srq_init);

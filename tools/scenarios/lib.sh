@@ -132,3 +132,17 @@ peer_netns() {
 	ip -n peer addr add 198.18.0.2/24 dev veth1 &&
 	ip -n peer link set veth1 up
 }
+
+# device_on_veth_with_peer: a device on veth0 whose peer answers from its
+# own namespace; srdma0, or rdma_rxe's rxe0 when SRDMA_REF=rxe (to compare).
+# Sets $dev and $driver (the module).
+device_on_veth_with_peer() {
+	driver=${SRDMA_REF:-srdma}
+	dev=${driver}0
+	[ "$driver" = srdma ] || driver=rdma_rxe
+	veth_pair
+	check "veth1 moved to namespace peer" peer_netns
+	load_uverbs
+	check "rdma link add $dev" rdma link add "$dev" type "${SRDMA_REF:-srdma}" netdev veth0
+	check "port active" wait_until 5 port_is "$dev" ACTIVE
+}

@@ -26,14 +26,7 @@ kmemleak_clean() {
 	! grep -q 'unreferenced object' $f
 }
 
-driver=${SRDMA_REF:-srdma}
-dev=${driver}0
-[ "$driver" = srdma ] || driver=rdma_rxe
-veth_pair
-check "veth1 moved to namespace peer" peer_netns
-load_uverbs
-check "rdma link add $dev" rdma link add "$dev" type "${SRDMA_REF:-srdma}" netdev veth0
-check "port active" wait_until 5 port_is "$dev" ACTIVE
+device_on_veth_with_peer
 grep -E '^(MemAvailable|Slab|SUnreclaim|VmallocUsed):' /proc/meminfo > "$SRDMA_RESULTS/meminfo-before.txt"
 args=("$dev")
 [ -n "${SCRIBBLE_SEED:-}" ] && args+=("$SCRIBBLE_SEED" "${SCRIBBLE_ITERATIONS:-4000}")

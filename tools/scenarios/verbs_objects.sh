@@ -11,14 +11,7 @@ if [ ! -x "$prog" ]; then
 fi
 . "$(dirname "$0")/lib.sh"
 
-driver=${SRDMA_REF:-srdma}
-dev=${driver}0
-[ "$driver" = srdma ] || driver=rdma_rxe
-veth_pair
-check "veth1 moved to namespace peer" peer_netns
-load_uverbs
-check "rdma link add $dev" rdma link add "$dev" type "${SRDMA_REF:-srdma}" netdev veth0
-check "port active" wait_until 5 port_is "$dev" ACTIVE
+device_on_veth_with_peer
 check "verbs_objects: every check passes" run_tap verbs_objects "$prog" "$dev"
 echo "# verbs_objects: $(tail -n 1 "$SRDMA_RESULTS/verbs_objects.tap" | sed "s/^# //"), all in $SRDMA_RESULTS/verbs_objects.tap"
 rdma resource show > "$SRDMA_RESULTS/resources.txt" 2>&1

@@ -150,19 +150,17 @@ static inline struct srdma_pd *to_srdma_pd(struct ib_pd *ibpd)
 /**
  * struct srdma_cq - a completion queue
  * @ibcq: the CQ ib_core knows
- * @lock: guards @queue's producer side, @notify, @handler_due, @overflow
+ * @lock: guards @queue's producer side, @notify and @overflow
  * @queue: the ring of completions, in the rxe layout; mmap'd for userspace
  * @notify: the armed IB_CQ_NEXT_COMP or IB_CQ_SOLICITED, 0 when not armed
- * @handler_due: a completion met the armed condition; the handler is owed
  * @overflow: a completion found the ring full since it last had room
  * @user: the ring holds struct ib_uverbs_wc for librxe, else struct ib_wc
  */
 struct srdma_cq {
 	struct ib_cq ibcq;
-	spinlock_t lock;	/* guards queue, notify, handler_due, overflow */
+	spinlock_t lock;	/* guards queue, notify, overflow */
 	struct srdma_queue queue;
 	u8 notify;
-	bool handler_due;
 	bool overflow;
 	bool user;
 };
@@ -352,8 +350,13 @@ int srdma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 int srdma_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
 int srdma_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
 int srdma_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
-bool srdma_cq_post(struct srdma_cq *cq, const struct ib_wc *wc, bool solicited);
-void srdma_cq_notify(struct srdma_cq *cq);
+/* what srdma_cq_post() did and left due, for srdma_cq_notify() */
+#define SRDMA_CQ_ADDED		BIT(0)	/* the completion is in the ring */
+#define SRDMA_CQ_FIRE		BIT(1)	/* the completion handler is due */
+#define SRDMA_CQ_OVERFLOWED	BIT(2)	/* IB_EVENT_CQ_ERR is due */
+unsigned int srdma_cq_post(struct srdma_cq *cq, const struct ib_wc *wc,
+			   bool solicited);
+void srdma_cq_notify(struct srdma_cq *cq, unsigned int due);
 
 /* srdma_mr.c */
 struct ib_mr *srdma_get_dma_mr(struct ib_pd *ibpd, int access);

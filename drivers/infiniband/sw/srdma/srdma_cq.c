@@ -7,7 +7,8 @@
  * A completion that finds the ring full is not written: srdma_cq_post()
  * refuses it, raises IB_EVENT_CQ_ERR once per episode, and the caller keeps
  * the work request, so that no completion is ever lost or overwritten.
- * Completion handlers run with no srdma lock held (srdma_cq_notify()).
+ * Completion and event handlers run with no srdma lock held
+ * (srdma_cq_notify()).
  */
 #include <rdma/uverbs_ioctl.h>
 
@@ -148,28 +149,23 @@ static void srdma_wc_to_uverbs(struct ib_uverbs_wc *uwc, const struct ib_wc *wc)
  * @wc: the completion; @wc->qp is set
  * @solicited: the completion is of a solicited receive
  *
- * Return: true if the completion was added, false if the ring was full. A
- * caller that added one calls srdma_cq_notify() once it holds no lock.
+ * Return: SRDMA_CQ_ADDED if the completion was written, and what the caller
+ * owes the consumer once it holds no lock: SRDMA_CQ_FIRE (the armed
+ * condition was met), SRDMA_CQ_OVERFLOWED (the ring was full, first time
+ * since it last had room). Pass them, or-ed, to srdma_cq_notify().
  */
-bool srdma_cq_post(struct srdma_cq *cq, const struct ib_wc *wc, bool solicited)
+unsigned int srdma_cq_post(struct srdma_cq *cq, const struct ib_wc *wc,
+			   bool solicited)
 {
-	struct ib_event event;
+	unsigned int due = 0;
 	unsigned long flags;
-	bool overflow;
 
 	spin_lock_irqsave(&cq->lock, flags);
-	overflow = srdma_queue_full(&cq->queue);
-	if (overflow) {
-		event.event = cq->overflow ? 0 : IB_EVENT_CQ_ERR;
+	if (srdma_queue_full(&cq->queue)) {
+		if (!cq->overflow)
+			due = SRDMA_CQ_OVERFLOWED;
 		cq->overflow = true;
-		spin_unlock_irqrestore(&cq->lock, flags);
-		if (event.event == IB_EVENT_CQ_ERR && cq->ibcq.event_handler) {
-			ibdev_warn_ratelimited(cq->ibcq.device, "CQ overflow\n");
-			event.device = cq->ibcq.device;
-			event.element.cq = &cq->ibcq;
-			cq->ibcq.event_handler(&event, cq->ibcq.cq_context);
-		}
-		return false;
+		goto unlock;
 	}
 	cq->overflow = false;
 	if (cq->user)
@@ -177,30 +173,37 @@ bool srdma_cq_post(struct srdma_cq *cq, const struct ib_wc *wc, bool solicited)
 	else
 		memcpy(srdma_queue_producer_slot(&cq->queue), wc, sizeof(*wc));
 	srdma_queue_advance_producer(&cq->queue);
+	due = SRDMA_CQ_ADDED;
 	if (cq->notify == IB_CQ_NEXT_COMP ||
 	    (cq->notify == IB_CQ_SOLICITED && solicited)) {
 		cq->notify = 0;
-		cq->handler_due = true;
+		due |= SRDMA_CQ_FIRE;
 	}
+unlock:
 	spin_unlock_irqrestore(&cq->lock, flags);
-	return true;
+	return due;
 }
 
 /**
- * srdma_cq_notify() - call the completion handler if a completion fired it
- * @cq: the CQ; the caller holds no srdma lock, since the handler may poll
- *      and post
+ * srdma_cq_notify() - run the handlers that completions made due
+ * @cq: the CQ
+ * @due: SRDMA_CQ_* bits from srdma_cq_post()
+ *
+ * The caller holds no srdma lock: a completion handler may poll and post.
  */
-void srdma_cq_notify(struct srdma_cq *cq)
+void srdma_cq_notify(struct srdma_cq *cq, unsigned int due)
 {
-	unsigned long flags;
-	bool fire;
+	struct ib_event event = {
+		.device = cq->ibcq.device,
+		.element.cq = &cq->ibcq,
+		.event = IB_EVENT_CQ_ERR,
+	};
 
-	spin_lock_irqsave(&cq->lock, flags);
-	fire = cq->handler_due;
-	cq->handler_due = false;
-	spin_unlock_irqrestore(&cq->lock, flags);
-	if (fire && cq->ibcq.comp_handler)
+	if ((due & SRDMA_CQ_OVERFLOWED) && cq->ibcq.event_handler) {
+		ibdev_warn_ratelimited(cq->ibcq.device, "CQ overflow\n");
+		cq->ibcq.event_handler(&event, cq->ibcq.cq_context);
+	}
+	if ((due & SRDMA_CQ_FIRE) && cq->ibcq.comp_handler)
 		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
 }
 

@@ -222,12 +222,12 @@ static void srdma_qp_event(struct srdma_qp *qp, enum ib_event_type type)
 		qp->ibqp.event_handler(&event, qp->ibqp.qp_context);
 }
 
-/* the state is written with both WQ locks held, so either lock reads it */
+/* send queue lock, then receive queue lock (distinct lock classes) */
 static void srdma_qp_lock_queues(struct srdma_qp *qp, unsigned long *flags)
 	__acquires(&qp->sq.lock) __acquires(&qp->rq.lock)
 {
 	spin_lock_irqsave(&qp->sq.lock, *flags);
-	spin_lock_nested(&qp->rq.lock, SINGLE_DEPTH_NESTING);
+	spin_lock(&qp->rq.lock);
 }
 
 static void srdma_qp_unlock_queues(struct srdma_qp *qp, unsigned long flags)
@@ -235,6 +235,14 @@ static void srdma_qp_unlock_queues(struct srdma_qp *qp, unsigned long flags)
 {
 	spin_unlock(&qp->rq.lock);
 	spin_unlock_irqrestore(&qp->sq.lock, flags);
+}
+
+/* the state is written with both WQ locks held, so either lock reads it */
+static void srdma_qp_set_state(struct srdma_qp *qp, enum ib_qp_state state)
+{
+	lockdep_assert_held(&qp->sq.lock);
+	lockdep_assert_held(&qp->rq.lock);
+	qp->state = state;
 }
 
 /**
@@ -249,7 +257,7 @@ void srdma_qp_error(struct srdma_qp *qp, enum ib_event_type event)
 	unsigned long flags;
 
 	srdma_qp_lock_queues(qp, &flags);
-	qp->state = IB_QPS_ERR;
+	srdma_qp_set_state(qp, IB_QPS_ERR);
 	srdma_qp_unlock_queues(qp, flags);
 	srdma_qp_flush(qp);
 	srdma_qp_event(qp, event);
@@ -368,6 +376,7 @@ static void srdma_qp_store_attrs(struct srdma_qp *qp,
 {
 	struct ib_qp_attr *a = &qp->attr;
 
+	lockdep_assert_held(&qp->lock);
 	if (mask & IB_QP_ACCESS_FLAGS)
 		a->qp_access_flags = attr->qp_access_flags;
 	if (mask & IB_QP_PKEY_INDEX)
@@ -419,6 +428,9 @@ static void srdma_qp_store_attrs(struct srdma_qp *qp,
 /* RESET: empty queues, attributes back to their defaults */
 static void srdma_qp_reset(struct srdma_qp *qp)
 {
+	lockdep_assert_held(&qp->lock);
+	lockdep_assert_held(&qp->sq.lock);
+	lockdep_assert_held(&qp->rq.lock);
 	srdma_queue_reset(&qp->sq.queue);
 	if (!qp->srq)
 		srdma_queue_reset(&qp->rq.queue);
@@ -493,8 +505,7 @@ int srdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		srdma_qp_reset(qp);
 	else
 		srdma_qp_store_attrs(qp, attr, mask, &av);
-	qp->state = next;
-	qp->attr.qp_state = next;
+	srdma_qp_set_state(qp, next);
 	/* nothing is in flight before the transport sends: drained at once */
 	if (next == IB_QPS_SQD && cur != IB_QPS_SQD && qp->sqd_notify) {
 		qp->sqd_notify = false;

@@ -174,14 +174,14 @@ static void srdma_send_wqe_fill(struct srdma_qp *qp, struct rxe_send_wqe *wqe,
 }
 
 static void srdma_recv_wqe_fill(struct rxe_recv_wqe *wqe,
-				const struct ib_recv_wr *wr)
+				const struct ib_recv_wr *wr, u32 length)
 {
 	int i;
 
 	memset(wqe, 0, sizeof(*wqe));
 	wqe->wr_id = wr->wr_id;
-	wqe->dma.length = srdma_sge_bytes(wr->sg_list, wr->num_sge);
-	wqe->dma.resid = wqe->dma.length;
+	wqe->dma.length = length;
+	wqe->dma.resid = length;
 	wqe->dma.num_sge = wr->num_sge;
 	for (i = 0; i < wr->num_sge; i++) {
 		wqe->dma.sge[i].addr = wr->sg_list[i].addr;
@@ -190,17 +190,17 @@ static void srdma_recv_wqe_fill(struct rxe_recv_wqe *wqe,
 	}
 }
 
-/* flush one WQ of a QP in ERR; returns whether its CQ got completions */
-static bool srdma_wq_flush(struct srdma_qp *qp, struct srdma_wq *wq,
-			   struct srdma_cq *cq, bool send)
+/* flush one WQ of a QP in ERR; returns what its CQ's consumer is due */
+static unsigned int srdma_wq_flush(struct srdma_qp *qp, struct srdma_wq *wq,
+				   struct srdma_cq *cq, bool send)
 {
 	struct ib_wc wc = {
 		.status = IB_WC_WR_FLUSH_ERR,
 		.qp = &qp->ibqp,
 		.port_num = SRDMA_PORT,
 	};
+	unsigned int due = 0, one;
 	unsigned long flags;
-	bool posted = false;
 
 	spin_lock_irqsave(&wq->lock, flags);
 	while (qp->state == IB_QPS_ERR && !srdma_queue_empty(&wq->queue)) {
@@ -217,13 +217,14 @@ static bool srdma_wq_flush(struct srdma_qp *qp, struct srdma_wq *wq,
 			wc.wr_id = READ_ONCE(wqe->wr_id);
 			wc.opcode = IB_WC_RECV;
 		}
-		if (!srdma_cq_post(cq, &wc, false))
+		one = srdma_cq_post(cq, &wc, false);
+		due |= one;
+		if (!(one & SRDMA_CQ_ADDED))
 			break;
-		posted = true;
 		srdma_queue_advance_consumer(&wq->queue);
 	}
 	spin_unlock_irqrestore(&wq->lock, flags);
-	return posted;
+	return due;
 }
 
 /**
@@ -234,10 +235,10 @@ static bool srdma_wq_flush(struct srdma_qp *qp, struct srdma_wq *wq,
  */
 void srdma_qp_flush(struct srdma_qp *qp)
 {
-	if (srdma_wq_flush(qp, &qp->sq, qp->scq, true))
-		srdma_cq_notify(qp->scq);
-	if (!qp->srq && srdma_wq_flush(qp, &qp->rq, qp->rcq, false))
-		srdma_cq_notify(qp->rcq);
+	srdma_cq_notify(qp->scq, srdma_wq_flush(qp, &qp->sq, qp->scq, true));
+	if (!qp->srq)
+		srdma_cq_notify(qp->rcq,
+				srdma_wq_flush(qp, &qp->rq, qp->rcq, false));
 }
 EXPORT_SYMBOL_IF_KUNIT(srdma_qp_flush);
 
@@ -287,20 +288,22 @@ static int srdma_wq_post_recv(struct srdma_wq *wq,
 			      const struct ib_recv_wr **bad_wr)
 {
 	int err = 0;
+	u64 length;
 
 	lockdep_assert_held(&wq->lock);
 	for (; wr; wr = wr->next) {
+		length = srdma_sge_bytes(wr->sg_list, max(wr->num_sge, 0));
 		if (srdma_queue_full(&wq->queue))
 			err = -ENOMEM;
 		else if (wr->num_sge < 0 || wr->num_sge > wq->max_sge ||
-			 srdma_sge_bytes(wr->sg_list, wr->num_sge) >
-			 SRDMA_MAX_MSG_BYTES)
+			 length > SRDMA_MAX_MSG_BYTES)
 			err = -EINVAL;
 		if (err) {
 			*bad_wr = wr;
 			break;
 		}
-		srdma_recv_wqe_fill(srdma_queue_producer_slot(&wq->queue), wr);
+		srdma_recv_wqe_fill(srdma_queue_producer_slot(&wq->queue), wr,
+				    length);
 		srdma_queue_advance_producer(&wq->queue);
 	}
 	return err;
