@@ -694,8 +694,13 @@ static void vt_mr_fast_reg_and_stale_keys(struct kunit *test)
 {
 	struct vt_ctx *ctx = test->priv;
 	struct srdma_dev *sdev = to_srdma_dev(vt.ibdev);
+	const struct ib_send_wr *bad;
+	struct ib_send_wr inv = {};
+	struct ib_reg_wr reg = {};
 	struct scatterlist sg[2];
 	struct srdma_mr *found;
+	struct ib_wc wc;
+	struct ib_qp *qp;
 	struct ib_mr *mr;
 	void *buf;
 	u32 key;
@@ -721,12 +726,45 @@ static void vt_mr_fast_reg_and_stale_keys(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, to_srdma_mr(mr)->num_pages, 2U);
 	KUNIT_EXPECT_EQ(test, mr->length, 2 * PAGE_SIZE);
 	key = mr->rkey;
+	/* mapped, not registered: no key finds it until REG_MR executes */
+	KUNIT_EXPECT_NULL(test, srdma_mr_get(sdev, key));
+	qp = vt_create_qp(test, IB_QPT_RC, ctx->cq, NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(qp));
+	vt_rc_to_rts(test, qp);
+	reg.wr.opcode = IB_WR_REG_MR;
+	reg.wr.send_flags = IB_SEND_SIGNALED;
+	reg.wr.wr_id = 1;
+	reg.mr = mr;
+	reg.key = key;
+	reg.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ;
+	KUNIT_EXPECT_EQ(test, ib_post_send(qp, &reg.wr, &bad), 0);
+	KUNIT_ASSERT_EQ(test, ib_poll_cq(ctx->cq, 1, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_REG_MR);
 	found = srdma_mr_get(sdev, key);
 	KUNIT_EXPECT_PTR_EQ(test, found, to_srdma_mr(mr));
-	if (found)
+	if (found) {
+		KUNIT_EXPECT_EQ(test, found->access, reg.access);
 		srdma_mr_put(found);
+	}
 	/* the right index with another key byte finds nothing */
 	KUNIT_EXPECT_NULL(test, srdma_mr_get(sdev, key ^ 1));
+	inv.opcode = IB_WR_LOCAL_INV;
+	inv.send_flags = IB_SEND_SIGNALED;
+	inv.wr_id = 2;
+	inv.ex.invalidate_rkey = key;
+	KUNIT_EXPECT_EQ(test, ib_post_send(qp, &inv, &bad), 0);
+	KUNIT_ASSERT_EQ(test, ib_poll_cq(ctx->cq, 1, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_LOCAL_INV);
+	KUNIT_EXPECT_NULL(test, srdma_mr_get(sdev, key));
+	/* invalidating it again: nothing registered under that key */
+	KUNIT_EXPECT_EQ(test, ib_post_send(qp, &inv, &bad), 0);
+	KUNIT_ASSERT_EQ(test, ib_poll_cq(ctx->cq, 1, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_LOC_QP_OP_ERR);
+	KUNIT_EXPECT_EQ(test, ib_destroy_qp(qp), 0);
+	while (ib_poll_cq(ctx->cq, 1, &wc) > 0)
+		;
 	KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr), 0);
 	KUNIT_EXPECT_NULL(test, srdma_mr_get(sdev, key));
 

@@ -231,6 +231,17 @@ struct sk_buff *srdma_pkt_alloc(struct srdma_dev *sdev, u8 opcode,
 	return skb;
 }
 
+/*
+ * A path to this device's own address (its source GID, or a next hop that
+ * ib_core resolved to the netdev's own MAC): such packets go straight to
+ * the receive path, as the peer's would.
+ */
+static bool srdma_av_is_local(struct srdma_dev *sdev, const struct srdma_av *av)
+{
+	return !memcmp(&av->dgid, &av->sgid, sizeof(av->dgid)) ||
+	       ether_addr_equal(av->dmac, sdev->ndev->dev_addr);
+}
+
 static void srdma_push_udp(struct sk_buff *skb, u16 src_port)
 {
 	struct udphdr *udph = skb_push(skb, sizeof(*udph));
@@ -272,18 +283,20 @@ static int srdma_xmit4(struct srdma_dev *sdev, const struct srdma_av *av,
 {
 	struct srdma_bth *bth = (struct srdma_bth *)skb->data;
 	unsigned int bytes = skb->len;
-	struct rtable *rt;
+	bool local = srdma_av_is_local(sdev, av);
+	struct rtable *rt = NULL;
 	struct iphdr *iph;
 	__be32 saddr;
-	bool local;
 
-	rt = srdma_route4(sdev, av, dst_cache, &saddr);
-	if (IS_ERR(rt)) {
-		kfree_skb(skb);
-		return PTR_ERR(rt);
+	memcpy(&saddr, &av->sgid.raw[12], sizeof(saddr));
+	if (!local) {
+		rt = srdma_route4(sdev, av, dst_cache, &saddr);
+		if (IS_ERR(rt)) {
+			kfree_skb(skb);
+			return PTR_ERR(rt);
+		}
+		skb_dst_set(skb, &rt->dst);
 	}
-	local = rt->rt_flags & RTCF_LOCAL;
-	skb_dst_set(skb, &rt->dst);
 	srdma_push_udp(skb, src_port);
 	iph = skb_push(skb, sizeof(*iph));
 	skb_reset_network_header(skb);
@@ -292,12 +305,12 @@ static int srdma_xmit4(struct srdma_dev *sdev, const struct srdma_av *av,
 	iph->tos = av->traffic_class;
 	iph->tot_len = htons(skb->len);
 	iph->frag_off = htons(IP_DF);
-	iph->ttl = av->hop_limit ?: ip4_dst_hoplimit(&rt->dst);
+	iph->ttl = av->hop_limit ?: (rt ? ip4_dst_hoplimit(&rt->dst) : 64);
 	iph->protocol = IPPROTO_UDP;
 	iph->saddr = saddr;
 	memcpy(&iph->daddr, &av->dgid.raw[12], sizeof(iph->daddr));
-	/* with DF and no socket this is 0, and fixed before the ICRC */
-	ip_select_ident(sdev->net, skb, NULL);
+	/* with DF and no socket the ID is 0: fixed before the ICRC */
+	iph->id = 0;
 	ip_send_check(iph);
 	skb->protocol = htons(ETH_P_IP);
 
@@ -347,28 +360,29 @@ static int srdma_xmit6(struct srdma_dev *sdev, const struct srdma_av *av,
 	struct srdma_bth *bth = (struct srdma_bth *)skb->data;
 	struct srdma_net *sn = net_generic(sdev->net, srdma_net_id);
 	unsigned int bytes = skb->len;
-	struct dst_entry *dst;
+	bool local = srdma_av_is_local(sdev, av);
+	struct dst_entry *dst = NULL;
 	struct ipv6hdr *ip6h;
-	bool local;
 
 	if (!sn->sock6) {
 		kfree_skb(skb);
 		return -EAFNOSUPPORT;
 	}
-	dst = srdma_route6(sdev, av, dst_cache, sn->sock6->sk);
-	if (IS_ERR(dst)) {
-		kfree_skb(skb);
-		return PTR_ERR(dst);
+	if (!local) {
+		dst = srdma_route6(sdev, av, dst_cache, sn->sock6->sk);
+		if (IS_ERR(dst)) {
+			kfree_skb(skb);
+			return PTR_ERR(dst);
+		}
+		skb_dst_set(skb, dst);
 	}
-	local = ((struct rt6_info *)dst)->rt6i_flags & RTF_LOCAL;
-	skb_dst_set(skb, dst);
 	srdma_push_udp(skb, src_port);
 	ip6h = skb_push(skb, sizeof(*ip6h));
 	skb_reset_network_header(skb);
 	ip6_flow_hdr(ip6h, av->traffic_class, htonl(av->flow_label));
 	ip6h->payload_len = htons(skb->len - sizeof(*ip6h));
 	ip6h->nexthdr = IPPROTO_UDP;
-	ip6h->hop_limit = av->hop_limit ?: ip6_dst_hoplimit(dst);
+	ip6h->hop_limit = av->hop_limit ?: (dst ? ip6_dst_hoplimit(dst) : 64);
 	memcpy(&ip6h->saddr, av->sgid.raw, sizeof(ip6h->saddr));
 	memcpy(&ip6h->daddr, av->dgid.raw, sizeof(ip6h->daddr));
 	skb->protocol = htons(ETH_P_IPV6);
