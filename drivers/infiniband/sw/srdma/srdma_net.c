@@ -204,8 +204,8 @@ void srdma_net_put(struct net *net)
  * @sdev: the device that sends it
  * @opcode: its BTH opcode
  * @payload_bytes: payload after the transport headers
- * @bthp: set to the BTH; the transport headers after it are zeroed, the
- *        payload follows them
+ * @bthp: set to the BTH, its opcode set; the transport headers after it
+ *        are zeroed, the payload follows them
  *
  * Return: the skb, its data from the BTH to the ICRC, or NULL.
  */
@@ -228,6 +228,8 @@ struct sk_buff *srdma_pkt_alloc(struct srdma_dev *sdev, u8 opcode,
 	memset(data, 0, hdr);
 	memset(data + hdr + payload_bytes, 0, pad);
 	*bthp = (struct srdma_bth *)data;
+	/* srdma_hdr() finds the extension headers by the opcode */
+	(*bthp)->opcode = opcode;
 	return skb;
 }
 
