@@ -1840,12 +1840,13 @@ static bool first_send(struct test *t, struct rc_pair *p)
 	wr.sg_list = &sge;
 	wr.num_sge = 1;
 	if (rc_post_recv(&p->b, rwr, &rsge, 1) || rc_post_send(p->a.qp, &wr))
-		return check(false, "probe: post a SEND of 1 byte");
+		return check(false, "first SEND: post a SEND of 1 byte");
 	w = want_ok(wr.wr_id, p->a.qp, IBV_WC_SEND, -1);
-	if (!check_wc(p->a.scq, &w, &wc, "probe: a SEND of 1 byte completes"))
+	if (!check_wc(p->a.scq, &w, &wc,
+		      "first SEND: a SEND of 1 byte completes"))
 		return false;
 	w = want_ok(rwr, p->b.qp, IBV_WC_RECV, 1);
-	return check_wc(p->b.rcq, &w, &wc, "probe: and its receive");
+	return check_wc(p->b.rcq, &w, &wc, "first SEND: and its receive");
 }
 
 static int bad_usage(const char *prog)
