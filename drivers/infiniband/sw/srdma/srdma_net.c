@@ -289,6 +289,7 @@ static int srdma_xmit4(struct srdma_dev *sdev, const struct srdma_av *av,
 	struct rtable *rt = NULL;
 	struct iphdr *iph;
 	__be32 saddr;
+	int err;
 
 	memcpy(&saddr, &av->sgid.raw[12], sizeof(saddr));
 	if (!local) {
@@ -327,7 +328,9 @@ static int srdma_xmit4(struct srdma_dev *sdev, const struct srdma_av *av,
 			   skb_tail_pointer(skb) - SRDMA_ICRC_BYTES);
 	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
 	skb->ip_summed = CHECKSUM_NONE;
-	return net_xmit_eval(ip_local_out(sdev->net, NULL, skb));
+	/* net_xmit_eval() evaluates its argument twice */
+	err = ip_local_out(sdev->net, NULL, skb);
+	return net_xmit_eval(err);
 }
 
 #if IS_ENABLED(CONFIG_IPV6)
@@ -365,6 +368,7 @@ static int srdma_xmit6(struct srdma_dev *sdev, const struct srdma_av *av,
 	bool local = srdma_av_is_local(sdev, av);
 	struct dst_entry *dst = NULL;
 	struct ipv6hdr *ip6h;
+	int err;
 
 	if (!sn->sock6) {
 		kfree_skb(skb);
@@ -399,7 +403,8 @@ static int srdma_xmit6(struct srdma_dev *sdev, const struct srdma_av *av,
 			   skb_tail_pointer(skb) - SRDMA_ICRC_BYTES);
 	memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
 	skb->ip_summed = CHECKSUM_NONE;
-	return net_xmit_eval(ip6_local_out(sdev->net, sn->sock6->sk, skb));
+	err = ip6_local_out(sdev->net, sn->sock6->sk, skb);
+	return net_xmit_eval(err);
 }
 #endif
 
