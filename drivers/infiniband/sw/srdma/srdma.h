@@ -78,8 +78,8 @@
 #define SRDMA_MAX_HDR_BYTES		(40 + 8 + 12 + 16 + 4 + 4)
 
 /* RC transport tuning */
-#define SRDMA_MAX_INFLIGHT_PSNS		256	/* requester window */
-#define SRDMA_ACKREQ_EVERY_PKTS		32	/* AckReq at least this often */
+#define SRDMA_MAX_INFLIGHT_PSNS		64	/* requester window */
+#define SRDMA_ACKREQ_EVERY_PKTS		16	/* AckReq at least this often */
 #define SRDMA_TASK_BUDGET		64	/* steps before letting others run */
 #define SRDMA_MAX_QUEUED_PKTS		4096	/* received, per QP and engine */
 #define SRDMA_XMIT_RETRY_NS		(20 * NSEC_PER_USEC)
@@ -441,6 +441,7 @@ struct srdma_resp {
 	u32 epsn;
 	u32 msn;
 	bool nak_sent;
+	u32 nak_psn;
 	bool ack_pending;
 	u32 msg;
 	struct srdma_mr *mr;

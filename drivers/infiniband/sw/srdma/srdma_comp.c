@@ -82,10 +82,14 @@ static void srdma_comp_fail(struct srdma_qp *qp, enum ib_wc_status status)
 	hrtimer_try_to_cancel(&qp->retry_timer);
 }
 
-/* go back N, once per gap, against retry_cnt */
-static void srdma_comp_go_back(struct srdma_qp *qp)
+/*
+ * Go back N, against retry_cnt. Gaps in read responses and implied NAKs go
+ * back once per gap (@once); a sequence NAK always does: the responder
+ * sends one per gap and per lost retransmission.
+ */
+static void srdma_comp_go_back(struct srdma_qp *qp, bool once)
 {
-	if (qp->comp.rewound)
+	if (once && qp->comp.rewound)
 		return;
 	if (!qp->comp.retry_left) {
 		srdma_comp_fail(qp, IB_WC_RETRY_EXC_ERR);
@@ -123,7 +127,7 @@ static bool srdma_comp_ack(struct srdma_qp *qp, u32 psn)
 				qp->comp.psn = swqe->first_psn;
 				srdma_comp_progress(qp);
 			}
-			srdma_comp_go_back(qp);
+			srdma_comp_go_back(qp, true);
 			return true;
 		}
 		if (srdma_psn_before(psn, srdma_psn_add(swqe->first_psn,
@@ -168,7 +172,7 @@ static void srdma_comp_nak(struct srdma_qp *qp, u32 psn, u8 code)
 		return;
 	if (code == SRDMA_NAK_PSN_SEQ) {
 		srdma_count(sdev, SRDMA_CNT_SEQ_NAKS_RCVD);
-		srdma_comp_go_back(qp);
+		srdma_comp_go_back(qp, false);
 		return;
 	}
 	srdma_count(sdev, SRDMA_CNT_REMOTE_ERRORS);
@@ -195,7 +199,7 @@ static struct srdma_swqe *srdma_comp_response_wqe(struct srdma_qp *qp,
 	if (psn != qp->comp.psn)
 		srdma_comp_ack(qp, srdma_psn_add(psn, SRDMA_PSN_MASK));
 	if (psn != qp->comp.psn) {
-		srdma_comp_go_back(qp);
+		srdma_comp_go_back(qp, true);
 		return NULL;
 	}
 	swqe = srdma_comp_oldest(qp);
@@ -408,8 +412,7 @@ void srdma_comp_retry_timer(struct srdma_qp *qp)
 	    !srdma_outstanding(qp) || qp->req.rnr_wait)
 		return;
 	srdma_count(to_srdma_dev(qp->ibqp.device), SRDMA_CNT_TIMEOUTS);
-	qp->comp.rewound = false;
-	srdma_comp_go_back(qp);
+	srdma_comp_go_back(qp, false);
 }
 
 /**

@@ -559,11 +559,18 @@ static void srdma_resp_pkt(struct srdma_qp *qp, struct sk_buff *skb)
 		return;
 	}
 	if (d > 0) {
+		/*
+		 * One NAK per gap; one more when the requester went back and
+		 * the packet it sent again was lost too (a PSN not after the
+		 * one that caused the NAK), rather than wait for its timeout.
+		 */
 		srdma_count(sdev, SRDMA_CNT_DROP_OUT_OF_SEQ);
-		if (!resp->nak_sent &&
+		if ((!resp->nak_sent ||
+		     !srdma_psn_before(resp->nak_psn, psn)) &&
 		    !srdma_resp_send_ack(qp, SRDMA_AETH_NAK, SRDMA_NAK_PSN_SEQ,
 					 resp->epsn)) {
 			resp->nak_sent = true;
+			resp->nak_psn = psn;
 			srdma_count(sdev, SRDMA_CNT_SEQ_NAKS_SENT);
 		}
 		return;
@@ -583,7 +590,9 @@ static void srdma_resp_pkt(struct srdma_qp *qp, struct sk_buff *skb)
 		if (!srdma_resp_send_ack(qp, SRDMA_AETH_RNR_NAK,
 					 qp->attr.min_rnr_timer, psn))
 			srdma_count(sdev, SRDMA_CNT_RNR_NAKS_SENT);
+		/* the packets behind it wait for the RNR delay, silently */
 		resp->nak_sent = true;
+		resp->nak_psn = SRDMA_PSN_MASK & (psn - 1);
 		break;
 	default:
 		srdma_resp_fail(qp, psn, verdict);
