@@ -694,8 +694,13 @@ static void vt_mr_fast_reg_and_stale_keys(struct kunit *test)
 {
 	struct vt_ctx *ctx = test->priv;
 	struct srdma_dev *sdev = to_srdma_dev(vt.ibdev);
+	const struct ib_send_wr *bad;
+	struct ib_send_wr inv = {};
+	struct ib_reg_wr reg = {};
 	struct scatterlist sg[2];
 	struct srdma_mr *found;
+	struct ib_wc wc;
+	struct ib_qp *qp;
 	struct ib_mr *mr;
 	void *buf;
 	u32 key;
@@ -721,12 +726,45 @@ static void vt_mr_fast_reg_and_stale_keys(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, to_srdma_mr(mr)->num_pages, 2U);
 	KUNIT_EXPECT_EQ(test, mr->length, 2 * PAGE_SIZE);
 	key = mr->rkey;
+	/* mapped, not registered: no key finds it until REG_MR executes */
+	KUNIT_EXPECT_NULL(test, srdma_mr_get(sdev, key));
+	qp = vt_create_qp(test, IB_QPT_RC, ctx->cq, NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(qp));
+	vt_rc_to_rts(test, qp);
+	reg.wr.opcode = IB_WR_REG_MR;
+	reg.wr.send_flags = IB_SEND_SIGNALED;
+	reg.wr.wr_id = 1;
+	reg.mr = mr;
+	reg.key = key;
+	reg.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ;
+	KUNIT_EXPECT_EQ(test, ib_post_send(qp, &reg.wr, &bad), 0);
+	KUNIT_ASSERT_EQ(test, ib_poll_cq(ctx->cq, 1, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_REG_MR);
 	found = srdma_mr_get(sdev, key);
 	KUNIT_EXPECT_PTR_EQ(test, found, to_srdma_mr(mr));
-	if (found)
+	if (found) {
+		KUNIT_EXPECT_EQ(test, found->access, reg.access);
 		srdma_mr_put(found);
+	}
 	/* the right index with another key byte finds nothing */
 	KUNIT_EXPECT_NULL(test, srdma_mr_get(sdev, key ^ 1));
+	inv.opcode = IB_WR_LOCAL_INV;
+	inv.send_flags = IB_SEND_SIGNALED;
+	inv.wr_id = 2;
+	inv.ex.invalidate_rkey = key;
+	KUNIT_EXPECT_EQ(test, ib_post_send(qp, &inv, &bad), 0);
+	KUNIT_ASSERT_EQ(test, ib_poll_cq(ctx->cq, 1, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_LOCAL_INV);
+	KUNIT_EXPECT_NULL(test, srdma_mr_get(sdev, key));
+	/* invalidating it again: nothing registered under that key */
+	KUNIT_EXPECT_EQ(test, ib_post_send(qp, &inv, &bad), 0);
+	KUNIT_ASSERT_EQ(test, ib_poll_cq(ctx->cq, 1, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_LOC_QP_OP_ERR);
+	KUNIT_EXPECT_EQ(test, ib_destroy_qp(qp), 0);
+	while (ib_poll_cq(ctx->cq, 1, &wc) > 0)
+		;
 	KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr), 0);
 	KUNIT_EXPECT_NULL(test, srdma_mr_get(sdev, key));
 
@@ -808,6 +846,300 @@ static void vt_srq_posts_resizes_and_limits(struct kunit *test)
 	ib_destroy_srq(srq);
 }
 
+
+/* RC transport: two QPs of the test device connected to each other */
+struct vt_rc_opts {
+	u32 dest_qpn;		/* 0: the other QP */
+	u8 timeout;
+	u8 retry_cnt;
+	u8 rnr_retry;
+};
+
+#define VT_PSN		0xfffff0	/* messages cross the 24-bit wrap */
+
+static void vt_rc_connect(struct kunit *test, struct ib_qp *qp,
+			  struct ib_qp *peer, const struct vt_rc_opts *o)
+{
+	struct ib_qp_attr attr = {};
+
+	attr.port_num = SRDMA_PORT;
+	attr.qp_access_flags = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
+			       IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC;
+	KUNIT_ASSERT_EQ(test, vt_modify(qp, IB_QPS_INIT, IB_QP_PKEY_INDEX |
+					IB_QP_PORT | IB_QP_ACCESS_FLAGS, &attr),
+			0);
+	vt_fill_rtr(&attr);
+	attr.dest_qp_num = o->dest_qpn ?: peer->qp_num;
+	attr.rq_psn = VT_PSN;
+	attr.min_rnr_timer = IB_RNR_TIMER_000_01;
+	KUNIT_ASSERT_EQ(test, vt_modify(qp, IB_QPS_RTR, VT_RTR_MASK, &attr), 0);
+	memset(&attr, 0, sizeof(attr));
+	attr.sq_psn = VT_PSN;
+	attr.timeout = o->timeout;
+	attr.retry_cnt = o->retry_cnt;
+	attr.rnr_retry = o->rnr_retry;
+	attr.max_rd_atomic = 4;
+	KUNIT_ASSERT_EQ(test, vt_modify(qp, IB_QPS_RTS, IB_QP_SQ_PSN |
+					IB_QP_TIMEOUT | IB_QP_RETRY_CNT |
+					IB_QP_RNR_RETRY | IB_QP_MAX_QP_RD_ATOMIC,
+					&attr), 0);
+}
+
+/* the next completion, within two seconds */
+static bool vt_wait_wc(struct ib_cq *cq, struct ib_wc *wc)
+{
+	int i;
+
+	for (i = 0; i < 2000; i++) {
+		if (ib_poll_cq(cq, 1, wc) == 1)
+			return true;
+		usleep_range(500, 1000);
+	}
+	return false;
+}
+
+struct vt_rc {
+	struct ib_pd *pd;	/* with a global rkey over kernel memory */
+	struct ib_cq *cq;
+	struct ib_qp *a, *b;
+	u8 *src, *dst;
+};
+
+#define VT_RC_BYTES	8192
+
+static void vt_rc_setup(struct kunit *test, struct vt_rc *rc,
+			const struct vt_rc_opts *oa, const struct vt_rc_opts *ob)
+{
+	struct vt_ctx *ctx = test->priv;
+	struct ib_qp_init_attr init = {
+		.event_handler = vt_event,
+		.qp_context = &ctx->ev,
+		.qp_type = IB_QPT_RC,
+		.sq_sig_type = IB_SIGNAL_REQ_WR,
+		.port_num = SRDMA_PORT,
+		.cap = { .max_send_wr = VT_WR, .max_recv_wr = VT_WR,
+			 .max_send_sge = 2, .max_recv_sge = 2 },
+	};
+	struct srdma_mr *mr;
+	int i;
+
+	rc->src = kunit_kzalloc(test, VT_RC_BYTES, GFP_KERNEL);
+	rc->dst = kunit_kzalloc(test, VT_RC_BYTES, GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, rc->src && rc->dst);
+	for (i = 0; i < VT_RC_BYTES; i++)
+		rc->src[i] = i * 7 + 1;
+	rc->pd = ib_alloc_pd(vt.ibdev, IB_PD_UNSAFE_GLOBAL_RKEY);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(rc->pd));
+	/* ib_core gives the global rkey read and write rights: add atomics */
+	mr = srdma_mr_get(to_srdma_dev(vt.ibdev), rc->pd->unsafe_global_rkey);
+	KUNIT_ASSERT_NOT_NULL(test, mr);
+	mr->access |= IB_ACCESS_REMOTE_ATOMIC;
+	srdma_mr_put(mr);
+	rc->cq = vt_create_cq(ctx, 64);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(rc->cq));
+	init.send_cq = rc->cq;
+	init.recv_cq = rc->cq;
+	rc->a = ib_create_qp(rc->pd, &init);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(rc->a));
+	rc->b = ib_create_qp(rc->pd, &init);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(rc->b));
+	vt_rc_connect(test, rc->a, rc->b, oa);
+	vt_rc_connect(test, rc->b, rc->a, ob);
+}
+
+static void vt_rc_teardown(struct vt_rc *rc)
+{
+	ib_destroy_qp(rc->a);
+	ib_destroy_qp(rc->b);
+	ib_destroy_cq(rc->cq);
+	ib_dealloc_pd(rc->pd);
+}
+
+static int vt_rc_post(struct vt_rc *rc, enum ib_wr_opcode opcode, u64 wr_id,
+		      u32 len, u64 remote)
+{
+	struct ib_sge sge = {
+		.addr = (uintptr_t)(opcode == IB_WR_RDMA_READ ? rc->dst :
+							 rc->src),
+		.length = len,
+		.lkey = rc->pd->local_dma_lkey,
+	};
+	struct ib_send_wr wr = {
+		.wr_id = wr_id,
+		.opcode = opcode,
+		.send_flags = IB_SEND_SIGNALED,
+		.sg_list = &sge,
+		.num_sge = 1,
+	};
+	struct ib_rdma_wr rdma = {
+		.wr = wr,
+		.remote_addr = remote,
+		.rkey = rc->pd->unsafe_global_rkey,
+	};
+	struct ib_atomic_wr atomic = {
+		.wr = wr,
+		.remote_addr = remote,
+		.rkey = rc->pd->unsafe_global_rkey,
+		.compare_add = 5,
+		.swap = 0x77,
+	};
+	const struct ib_send_wr *bad;
+
+	switch (opcode) {
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_READ:
+		return ib_post_send(rc->a, &rdma.wr, &bad);
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		return ib_post_send(rc->a, &atomic.wr, &bad);
+	default:
+		return ib_post_send(rc->a, &wr, &bad);
+	}
+}
+
+static int vt_rc_post_recv(struct vt_rc *rc, u64 wr_id)
+{
+	struct ib_sge sge = {
+		.addr = (uintptr_t)rc->dst,
+		.length = VT_RC_BYTES,
+		.lkey = rc->pd->local_dma_lkey,
+	};
+	struct ib_recv_wr wr = { .wr_id = wr_id, .sg_list = &sge, .num_sge = 1 };
+	const struct ib_recv_wr *bad;
+
+	return ib_post_recv(rc->b, &wr, &bad);
+}
+
+/* the completion of @wr_id; the peer's receive may come first */
+static void vt_rc_expect(struct kunit *test, struct vt_rc *rc, u64 wr_id,
+			 enum ib_wc_status status, enum ib_wc_opcode opcode)
+{
+	struct ib_wc wc;
+
+	while (vt_wait_wc(rc->cq, &wc) && wc.wr_id != wr_id)
+		;
+	KUNIT_ASSERT_EQ_MSG(test, wc.wr_id, wr_id, "no completion");
+	KUNIT_EXPECT_EQ(test, wc.status, status);
+	if (status == IB_WC_SUCCESS)
+		KUNIT_EXPECT_EQ(test, wc.opcode, opcode);
+}
+
+static void vt_rc_moves_data(struct kunit *test)
+{
+	const struct vt_rc_opts o = { .timeout = 14, .retry_cnt = 7,
+				      .rnr_retry = 7 };
+	struct vt_rc rc;
+	u64 *word;
+	struct ib_wc wc;
+
+	vt_rc_setup(test, &rc, &o, &o);
+	/* SEND of 5 packets across the PSN wrap */
+	KUNIT_EXPECT_EQ(test, vt_rc_post_recv(&rc, 100), 0);
+	KUNIT_EXPECT_EQ(test, vt_rc_post(&rc, IB_WR_SEND, 1, 5000, 0), 0);
+	KUNIT_ASSERT_TRUE(test, vt_wait_wc(rc.cq, &wc));
+	if (wc.wr_id != 100)
+		KUNIT_ASSERT_TRUE(test, vt_wait_wc(rc.cq, &wc));
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 100ULL);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RECV);
+	KUNIT_EXPECT_EQ(test, wc.byte_len, 5000U);
+	KUNIT_EXPECT_EQ(test, memcmp(rc.dst, rc.src, 5000), 0);
+	vt_rc_expect(test, &rc, 1, IB_WC_SUCCESS, IB_WC_SEND);
+
+	memset(rc.dst, 0, VT_RC_BYTES);
+	KUNIT_EXPECT_EQ(test, vt_rc_post(&rc, IB_WR_RDMA_WRITE, 2, 3000,
+					 (uintptr_t)rc.dst + 10), 0);
+	vt_rc_expect(test, &rc, 2, IB_WC_SUCCESS, IB_WC_RDMA_WRITE);
+	KUNIT_EXPECT_EQ(test, memcmp(rc.dst + 10, rc.src, 3000), 0);
+	KUNIT_EXPECT_EQ(test, rc.dst[3010], 0);
+
+	memset(rc.dst, 0, VT_RC_BYTES);
+	KUNIT_EXPECT_EQ(test, vt_rc_post(&rc, IB_WR_RDMA_READ, 3, 4000,
+					 (uintptr_t)rc.src + 7), 0);
+	vt_rc_expect(test, &rc, 3, IB_WC_SUCCESS, IB_WC_RDMA_READ);
+	KUNIT_EXPECT_EQ(test, memcmp(rc.dst, rc.src + 7, 4000), 0);
+
+	/* atomics on an aligned word of dst; the original lands in src */
+	word = (u64 *)(rc.dst + 64);
+	*word = 10;
+	KUNIT_EXPECT_EQ(test, vt_rc_post(&rc, IB_WR_ATOMIC_FETCH_AND_ADD, 4, 8,
+					 (uintptr_t)word), 0);
+	vt_rc_expect(test, &rc, 4, IB_WC_SUCCESS, IB_WC_FETCH_ADD);
+	KUNIT_EXPECT_EQ(test, *word, 15ULL);
+	KUNIT_EXPECT_EQ(test, *(u64 *)rc.src, 10ULL);
+	KUNIT_EXPECT_EQ(test, vt_rc_post(&rc, IB_WR_ATOMIC_CMP_AND_SWP, 5, 8,
+					 (uintptr_t)word), 0);
+	vt_rc_expect(test, &rc, 5, IB_WC_SUCCESS, IB_WC_COMP_SWAP);
+	KUNIT_EXPECT_EQ(test, *word, 15ULL);	/* 15 != 5: not swapped */
+	*word = 5;
+	KUNIT_EXPECT_EQ(test, vt_rc_post(&rc, IB_WR_ATOMIC_CMP_AND_SWP, 6, 8,
+					 (uintptr_t)word), 0);
+	vt_rc_expect(test, &rc, 6, IB_WC_SUCCESS, IB_WC_COMP_SWAP);
+	KUNIT_EXPECT_EQ(test, *word, 0x77ULL);
+	KUNIT_EXPECT_EQ(test, vt_state(rc.a, &(struct ib_qp_attr){}),
+			IB_QPS_RTS);
+	vt_rc_teardown(&rc);
+}
+
+static void vt_rc_remote_access_error(struct kunit *test)
+{
+	const struct vt_rc_opts o = { .timeout = 14, .retry_cnt = 7 };
+	struct vt_rc rc;
+
+	vt_rc_setup(test, &rc, &o, &o);
+	/* a key that names nothing: NAK, both QPs in ERR */
+	rc.pd->unsafe_global_rkey ^= 0x55;
+	KUNIT_EXPECT_EQ(test, vt_rc_post(&rc, IB_WR_RDMA_WRITE, 1, 100,
+					 (uintptr_t)rc.dst), 0);
+	rc.pd->unsafe_global_rkey ^= 0x55;
+	vt_rc_expect(test, &rc, 1, IB_WC_REM_ACCESS_ERR, 0);
+	KUNIT_EXPECT_EQ(test, vt_state(rc.a, &(struct ib_qp_attr){}),
+			IB_QPS_ERR);
+	KUNIT_EXPECT_EQ(test, vt_state(rc.b, &(struct ib_qp_attr){}),
+			IB_QPS_ERR);
+	vt_rc_teardown(&rc);
+}
+
+/* no receive WQE and no RNR retry: the SEND fails after one RNR NAK */
+static void vt_rc_rnr_retry_exceeded(struct kunit *test)
+{
+	const struct vt_rc_opts o = { .timeout = 14, .retry_cnt = 7 };
+	struct vt_rc rc;
+
+	vt_rc_setup(test, &rc, &o, &o);
+	KUNIT_EXPECT_EQ(test, vt_rc_post(&rc, IB_WR_SEND, 1, 10, 0), 0);
+	vt_rc_expect(test, &rc, 1, IB_WC_RNR_RETRY_EXC_ERR, 0);
+	vt_rc_teardown(&rc);
+}
+
+/*
+ * A peer QP that does not exist: nothing answers, the ACK timeout (8 us)
+ * expires retry_cnt + 1 times, every retry resends the message.
+ */
+static void vt_rc_retry_exceeded(struct kunit *test)
+{
+	struct srdma_dev *sdev = to_srdma_dev(vt.ibdev);
+	const struct vt_rc_opts oa = { .dest_qpn = 0xabcdef, .timeout = 1,
+				       .retry_cnt = 2 };
+	const struct vt_rc_opts ob = { .timeout = 14 };
+	s64 retransmits = atomic64_read(&sdev->counters[SRDMA_CNT_RETRANSMITS]);
+	s64 timeouts = atomic64_read(&sdev->counters[SRDMA_CNT_TIMEOUTS]);
+	struct vt_rc rc;
+
+	vt_rc_setup(test, &rc, &oa, &ob);
+	KUNIT_EXPECT_EQ(test, vt_rc_post(&rc, IB_WR_SEND, 1, 2000, 0), 0);
+	vt_rc_expect(test, &rc, 1, IB_WC_RETRY_EXC_ERR, 0);
+	KUNIT_EXPECT_EQ(test, vt_state(rc.a, &(struct ib_qp_attr){}),
+			IB_QPS_ERR);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&sdev->counters[SRDMA_CNT_TIMEOUTS]) -
+			timeouts, 3);
+	/* two packets, sent again at each of the two retries */
+	KUNIT_EXPECT_EQ(test,
+			atomic64_read(&sdev->counters[SRDMA_CNT_RETRANSMITS]) -
+			retransmits, 4);
+	vt_rc_teardown(&rc);
+}
+
 static struct kunit_case vt_cases[] = {
 	KUNIT_CASE(vt_qp_walks_every_state),
 	KUNIT_CASE(vt_refused_modify_changes_nothing),
@@ -821,6 +1153,10 @@ static struct kunit_case vt_cases[] = {
 	KUNIT_CASE(vt_ah_and_ud_send),
 	KUNIT_CASE(vt_mr_fast_reg_and_stale_keys),
 	KUNIT_CASE(vt_srq_posts_resizes_and_limits),
+	KUNIT_CASE(vt_rc_moves_data),
+	KUNIT_CASE(vt_rc_remote_access_error),
+	KUNIT_CASE(vt_rc_rnr_retry_exceeded),
+	KUNIT_CASE(vt_rc_retry_exceeded),
 	{}
 };
 

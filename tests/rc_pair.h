@@ -603,8 +603,7 @@ static inline int rc_buf_reg(struct rc_buf *b, struct ibv_pd *pd, size_t len,
  */
 static inline unsigned char rc_pattern(unsigned int seed, size_t i)
 {
-	unsigned int x = (unsigned int)i * 2654435761u ^ (unsigned int)(i >> 16 >> 16) ^
-		     seed * 0x9e3779b9u;
+	unsigned int x = (unsigned int)i * 2654435761u ^ seed * 0x9e3779b9u;
 
 	x ^= x >> 15;
 	x *= 0x2c1b3c6du;
@@ -612,34 +611,49 @@ static inline unsigned char rc_pattern(unsigned int seed, size_t i)
 	return (unsigned char)x;
 }
 
-static inline void rc_fill(void *p, size_t len, unsigned int seed)
+/* rc_fill_at() - bytes @start to @start + @len of pattern @seed, at @p */
+static inline void rc_fill_at(void *p, size_t len, unsigned int seed,
+			      size_t start)
 {
 	unsigned char *b = p;
 	size_t i;
 
 	for (i = 0; i < len; i++)
-		b[i] = rc_pattern(seed, i);
+		b[i] = rc_pattern(seed, start + i);
+}
+
+static inline void rc_fill(void *p, size_t len, unsigned int seed)
+{
+	rc_fill_at(p, len, seed, 0);
 }
 
 /*
- * rc_mismatch() - the first byte of @p that is not pattern @seed, or
- * @len if all are; @bad counts the wrong bytes
+ * rc_mismatch_at() - the first of the @len bytes at @p that is not byte
+ * @start + i of pattern @seed, as an index from @p, or @len if all are;
+ * @bad counts the wrong bytes
  */
-static inline size_t rc_mismatch(const void *p, size_t len, unsigned int seed,
-				 size_t *bad)
+static inline size_t rc_mismatch_at(const void *p, size_t len,
+				    unsigned int seed, size_t start,
+				    size_t *bad)
 {
 	const unsigned char *b = p;
 	size_t i, first = len;
 
 	*bad = 0;
 	for (i = 0; i < len; i++) {
-		if (b[i] == rc_pattern(seed, i))
+		if (b[i] == rc_pattern(seed, start + i))
 			continue;
 		if (!*bad)
 			first = i;
 		(*bad)++;
 	}
 	return first;
+}
+
+static inline size_t rc_mismatch(const void *p, size_t len, unsigned int seed,
+				 size_t *bad)
+{
+	return rc_mismatch_at(p, len, seed, 0, bad);
 }
 
 static inline struct ibv_sge rc_sge(const struct rc_buf *b, size_t off,
@@ -749,6 +763,7 @@ static inline int rc_wait_async_event(struct ibv_context *ctx,
 	struct ibv_async_event got;
 	int ret;
 
+	memset(ev, 0, sizeof(*ev));
 	ret = poll(&pfd, 1, timeout_ms);
 	if (ret < 0)
 		return errno;

@@ -7,6 +7,7 @@
 #ifndef SRDMA_H
 #define SRDMA_H
 
+#include <linux/hrtimer.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
@@ -14,9 +15,11 @@
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
+#include <net/dst_cache.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_user_rxe.h>
 
+#include "srdma_hdr.h"
 #include "srdma_queue.h"
 
 /* The rxe user ABI, so that stock librxe from rdma-core drives srdma. */
@@ -74,6 +77,38 @@
  */
 #define SRDMA_MAX_HDR_BYTES		(40 + 8 + 12 + 16 + 4 + 4)
 
+/* RC transport tuning */
+#define SRDMA_MAX_INFLIGHT_PSNS		256	/* requester window */
+#define SRDMA_ACKREQ_EVERY_PKTS		32	/* AckReq at least this often */
+#define SRDMA_TASK_BUDGET		64	/* steps before letting others run */
+#define SRDMA_MAX_QUEUED_PKTS		4096	/* received, per QP and engine */
+#define SRDMA_XMIT_RETRY_NS		(20 * NSEC_PER_USEC)
+#define SRDMA_UDP_SPORT_BASE		0xc000	/* RoCEv2 source ports from here */
+#define SRDMA_UDP_SPORT_BITS		14
+
+/* what srdma counts per device (srdma_counters.c names them) */
+enum srdma_counter {
+	SRDMA_CNT_SENT_PKTS,
+	SRDMA_CNT_RCVD_PKTS,
+	SRDMA_CNT_RETRANSMITS,
+	SRDMA_CNT_TIMEOUTS,
+	SRDMA_CNT_RNR_NAKS_RCVD,
+	SRDMA_CNT_SEQ_NAKS_RCVD,
+	SRDMA_CNT_RNR_NAKS_SENT,
+	SRDMA_CNT_SEQ_NAKS_SENT,
+	SRDMA_CNT_DUPLICATES,
+	SRDMA_CNT_XMIT_REFUSED,
+	SRDMA_CNT_DROP_BAD_HEADER,
+	SRDMA_CNT_DROP_BAD_ICRC,
+	SRDMA_CNT_DROP_NO_QP,
+	SRDMA_CNT_DROP_QP_STATE,
+	SRDMA_CNT_DROP_QUEUE_FULL,
+	SRDMA_CNT_DROP_OUT_OF_SEQ,
+	SRDMA_CNT_REMOTE_ERRORS,
+	SRDMA_CNT_LOCAL_ERRORS,
+	SRDMA_NUM_COUNTERS
+};
+
 /**
  * struct srdma_dev - one srdma device, bound to one Ethernet netdev
  * @ib_dev: the device ib_core knows; first, as ib_alloc_device() requires
@@ -99,6 +134,7 @@
  * @srq_next: next SRQ number to try
  * @cq_count: CQs allocated, against SRDMA_MAX_CQ
  * @qp_count: QPs allocated, against SRDMA_MAX_QP
+ * @counters: enum srdma_counter, shown by rdma statistic
  */
 struct srdma_dev {
 	struct ib_device ib_dev;
@@ -127,7 +163,13 @@ struct srdma_dev {
 	u32 srq_next;
 	atomic_t cq_count;
 	atomic_t qp_count;
+	atomic64_t counters[SRDMA_NUM_COUNTERS];
 };
+
+static inline void srdma_count(struct srdma_dev *sdev, enum srdma_counter c)
+{
+	atomic64_inc(&sdev->counters[c]);
+}
 
 static inline struct srdma_dev *to_srdma_dev(struct ib_device *ib_dev)
 {
@@ -256,6 +298,171 @@ static inline struct srdma_ah *to_srdma_ah(struct ib_ah *ibah)
 	return container_of(ibah, struct srdma_ah, ibah);
 }
 
+/* the per-QP engine: requester, completer and responder, one at a time */
+enum srdma_task_bits {
+	SRDMA_TASK_RUNNING,	/* someone runs the engine */
+	SRDMA_TASK_MORE,	/* work arrived since the runner last looked */
+	SRDMA_TASK_PAUSED,	/* modify to RESET or destroy: do nothing */
+};
+
+/* what timers ask the engine to do (srdma_qp.events) */
+enum srdma_qp_event_bits {
+	SRDMA_EV_RETRY,		/* the ACK timeout expired */
+	SRDMA_EV_RNR,		/* the RNR NAK delay is over */
+};
+
+/**
+ * struct srdma_task - runs a QP's engine inline or from a work item
+ * @flags: enum srdma_task_bits
+ * @work: continues a turn that used up its budget, or one that could not
+ *        run where it was asked for (interrupts disabled)
+ */
+struct srdma_task {
+	unsigned long flags;
+	struct work_struct work;
+};
+
+enum srdma_swqe_state {
+	SRDMA_SWQE_NEW,		/* copied, nothing sent */
+	SRDMA_SWQE_SENDING,	/* some packets sent */
+	SRDMA_SWQE_SENT,	/* every packet sent, waiting for the peer */
+	SRDMA_SWQE_DONE,	/* acknowledged or executed: completes in order */
+};
+
+/**
+ * struct srdma_swqe - srdma's own copy of a send WQE
+ * @first_psn: PSN of its first packet (or of its read request)
+ * @npsn: PSNs it uses: its packets, or the read responses it asks for
+ * @length: total bytes, summed from its SGEs at copy time
+ * @state: enum srdma_swqe_state
+ * @status: enum ib_wc_status it completes with
+ * @wqe: the WQE as copied from the ring; its SGEs or inline data follow
+ *
+ * A process may rewrite its ring at any time: the engine copies each WQE
+ * once, checks the copy and uses nothing else.
+ */
+struct srdma_swqe {
+	u32 first_psn;
+	u32 npsn;
+	u32 length;
+	u8 state;
+	u8 status;
+	struct rxe_send_wqe wqe;
+};
+
+/**
+ * struct srdma_req - the requester: sends the packets of send WQEs
+ * @index: SQ index of the WQE to send from
+ * @fetched: SQ index of the first WQE not copied yet
+ * @psn: next PSN to send
+ * @psn_end: the PSN after the newest one sent
+ * @noack_pkts: packets sent since the last one that asked for an ACK
+ * @rd_atomic: reads and atomics outstanding, against max_rd_atomic
+ * @rnr_wait: an RNR NAK came: nothing is sent until its delay is over
+ */
+struct srdma_req {
+	u32 index;
+	u32 fetched;
+	u32 psn;
+	u32 psn_end;
+	u32 noack_pkts;
+	u32 rd_atomic;
+	bool rnr_wait;
+};
+
+/**
+ * struct srdma_comp - the completer: ACKs, NAKs, read and atomic responses
+ * @psn: oldest PSN not acknowledged yet
+ * @retry_left: retries after timeouts or sequence NAKs before RETRY_EXC_ERR
+ * @rnr_retry_left: retries after RNR NAKs; 7 means without end
+ * @rewound: go-back-N already started at @psn: ignore later gaps
+ */
+struct srdma_comp {
+	u32 psn;
+	u8 retry_left;
+	u8 rnr_retry_left;
+	bool rewound;
+};
+
+enum srdma_res_kind {
+	SRDMA_RES_FREE,
+	SRDMA_RES_READ,
+	SRDMA_RES_ATOMIC,
+};
+
+/**
+ * struct srdma_res - a responder resource: a read or atomic it answered,
+ * kept so that a duplicate request gets the same answer (IBTA 9.7.5.1.6)
+ * @kind: enum srdma_res_kind
+ * @first_psn: PSN of the request (and of the first response)
+ * @npsn: PSNs of its responses
+ * @va: remote address asked for
+ * @rkey: key asked with
+ * @length: bytes asked for
+ * @orig: an atomic's original value, as returned
+ */
+struct srdma_res {
+	u8 kind;
+	u32 first_psn;
+	u32 npsn;
+	u64 va;
+	u32 rkey;
+	u32 length;
+	u64 orig;
+};
+
+/**
+ * struct srdma_resp - the responder
+ * @epsn: the PSN expected next
+ * @msn: messages completed, for the AETH
+ * @nak_sent: a sequence or RNR NAK went out for @epsn: send no other
+ * @ack_pending: an ACK of @epsn - 1 is due (sent once the queue is drained)
+ * @msg: SRDMA_OP_SEND or SRDMA_OP_WRITE while a message is under way
+ * @mr: the target of the RDMA WRITE under way, referenced
+ * @va: where its next byte goes
+ * @resid: its bytes still to come
+ * @rwqe: copy of the receive WQE a SEND fills; room for max_sge SGEs
+ * @rwqe_valid: @rwqe is taken
+ * @rwqe_srq: @rwqe came from the SRQ (else it is the RQ's oldest)
+ * @rwqe_length: bytes @rwqe can hold, summed at copy time
+ * @placed: bytes of the message placed so far
+ * @write_length: bytes of the RDMA WRITE under way, from its RETH
+ * @res: responder resources, max_dest_rd_atomic of them (at least one)
+ * @num_res: entries in @res
+ * @res_next: the entry the next read or atomic takes
+ * @read: the read whose responses are being sent, or NULL
+ * @read_mr: the MR it reads, referenced
+ * @read_psn: PSN of its next response
+ * @read_va: address of its next byte
+ * @read_resid: bytes still to send
+ * @read_first: the next response is the first of the reply
+ */
+struct srdma_resp {
+	u32 epsn;
+	u32 msn;
+	bool nak_sent;
+	bool ack_pending;
+	u32 msg;
+	struct srdma_mr *mr;
+	u64 va;
+	u32 resid;
+	struct rxe_recv_wqe *rwqe;
+	bool rwqe_valid;
+	bool rwqe_srq;
+	u32 rwqe_length;
+	u32 placed;
+	u32 write_length;
+	struct srdma_res *res;
+	u32 num_res;
+	u32 res_next;
+	struct srdma_res *read;
+	struct srdma_mr *read_mr;
+	u32 read_psn;
+	u64 read_va;
+	u32 read_resid;
+	bool read_first;
+};
+
 /**
  * struct srdma_qp - a queue pair
  * @ibqp: the QP ib_core knows
@@ -271,6 +478,27 @@ static inline struct srdma_ah *to_srdma_ah(struct ib_ah *ibah)
  * @sq_sig_all: every send WQE completes, signaled or not
  * @user: the rings are mmap'd by a process
  * @sqd_notify: raise IB_EVENT_SQ_DRAINED when the SQ drains, under @sq.lock
+ * @refs: held by the QP table and by each receiver that looked it up
+ * @released: completed when @refs drops to zero
+ * @task: runs the engine below
+ * @events: enum srdma_qp_event_bits, set by the timers
+ * @resp_pkts: requests for the responder
+ * @comp_pkts: responses for the completer
+ * @dst_cache: the route of @av
+ * @src_port: UDP source port of its packets
+ * @mtu_bytes: payload bytes per packet, from path_mtu
+ * @swqes: srdma's copy of each SQ slot (struct srdma_swqe)
+ * @swqe_bytes: bytes of each entry of @swqes
+ * @req: requester state
+ * @comp: completer state
+ * @resp: responder state
+ * @retry_timer: the ACK timeout
+ * @rnr_timer: the RNR NAK delay
+ * @xmit_timer: retries a transmit the netdev refused
+ * @sqd_pending: in SQD, IB_EVENT_SQ_DRAINED not raised yet
+ *
+ * The engine's state (@req, @comp, @resp, @swqes) is touched only by the
+ * one running the task, and by modify_qp and destroy with the task paused.
  */
 struct srdma_qp {
 	struct ib_qp ibqp;
@@ -286,7 +514,56 @@ struct srdma_qp {
 	bool sq_sig_all;
 	bool user;
 	bool sqd_notify;
+
+	refcount_t refs;
+	struct completion released;
+	struct srdma_task task;
+	unsigned long events;
+	struct sk_buff_head resp_pkts;
+	struct sk_buff_head comp_pkts;
+	struct dst_cache dst_cache;
+	u16 src_port;
+	u32 mtu_bytes;
+
+	u8 *swqes;
+	size_t swqe_bytes;
+	struct srdma_req req;
+	struct srdma_comp comp;
+	struct srdma_resp resp;
+	struct hrtimer retry_timer;
+	struct hrtimer rnr_timer;
+	struct hrtimer xmit_timer;
+	bool sqd_pending;
 };
+
+/* srdma's copy of the send WQE in SQ slot @index */
+static inline struct srdma_swqe *srdma_swqe(struct srdma_qp *qp, u32 index)
+{
+	return (struct srdma_swqe *)(qp->swqes +
+				     (index & qp->sq.queue.index_mask) *
+				     qp->swqe_bytes);
+}
+
+/**
+ * struct srdma_pkt - a received packet, in its skb's control block
+ * @psn: from the BTH
+ * @paylen: payload bytes, without pad and ICRC
+ * @opcode: from the BTH
+ * @ipv6: it came over IPv6
+ *
+ * skb->data points at the BTH.
+ */
+struct srdma_pkt {
+	u32 psn;
+	u32 paylen;
+	u8 opcode;
+	bool ipv6;
+};
+
+static inline struct srdma_pkt *srdma_pkt(struct sk_buff *skb)
+{
+	return (struct srdma_pkt *)skb->cb;
+}
 
 enum srdma_mr_kind {
 	SRDMA_MR_DMA,		/* all kernel memory, by virtual address */
@@ -308,6 +585,8 @@ enum srdma_mr_kind {
  * @num_pages: entries in @pages or @page_addrs
  * @max_pages: entries @page_addrs has room for
  * @first_page_offset: offset of the start of a user MR in its first page
+ * @key: the key that finds it now; 0 while a fast registration MR is not
+ *       registered (REG_MR sets it, invalidation clears it)
  */
 struct srdma_mr {
 	struct ib_mr ibmr;
@@ -322,6 +601,7 @@ struct srdma_mr {
 	u32 num_pages;
 	u32 max_pages;
 	u32 first_page_offset;
+	u32 key;
 };
 
 static inline struct srdma_mr *to_srdma_mr(struct ib_mr *ibmr)
@@ -374,6 +654,19 @@ int srdma_mr_check_access(int access);
 u32 srdma_mr_make_key(u32 index, u8 key_byte);
 #endif
 
+/* srdma_mem.c */
+int srdma_mr_lookup(struct srdma_qp *qp, u32 key, u64 va, u64 length,
+		    int access, struct srdma_mr **mrp);
+void srdma_mr_copy(struct srdma_mr *mr, u64 va, void *buf, u32 length,
+		   bool to_mr);
+int srdma_sge_copy(struct srdma_qp *qp, const struct rxe_sge *sge,
+		   u32 num_sge, u64 offset, void *buf, u32 length, bool to_sge);
+u64 srdma_mr_atomic(struct srdma_mr *mr, u64 va, bool cmp_swap, u64 swap_add,
+		    u64 compare);
+int srdma_mr_invalidate(struct srdma_qp *qp, u32 key);
+int srdma_mr_register(struct srdma_qp *qp, struct ib_mr *ibmr, u32 key,
+		      int access);
+
 /* srdma_ah.c */
 int srdma_av_from_attr(struct srdma_dev *sdev, struct srdma_av *av,
 		       const struct rdma_ah_attr *attr, const char **why);
@@ -400,6 +693,8 @@ int srdma_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		   struct ib_qp_init_attr *init);
 int srdma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
 void srdma_qp_error(struct srdma_qp *qp, enum ib_event_type event);
+void srdma_qp_set_error(struct srdma_qp *qp);
+enum ib_qp_state srdma_qp_state(struct srdma_qp *qp);
 
 /* srdma_wr.c */
 int srdma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
@@ -409,12 +704,60 @@ int srdma_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 int srdma_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 			const struct ib_recv_wr **bad_wr);
 void srdma_qp_flush(struct srdma_qp *qp);
+bool srdma_send_opcode_ok(enum ib_qp_type type, u32 opcode);
+enum ib_wc_opcode srdma_wc_opcode(u32 wr_opcode);
 
 /* srdma_net.c */
+struct sk_buff *srdma_pkt_alloc(struct srdma_dev *sdev, u8 opcode,
+				u32 payload_bytes, struct srdma_bth **bthp);
+int srdma_xmit(struct srdma_dev *sdev, const struct srdma_av *av,
+	       struct dst_cache *dst_cache, u16 src_port, struct sk_buff *skb);
 int srdma_net_get(struct net *net, struct net_device *ndev);
 void srdma_net_put(struct net *net);
 int srdma_net_init(void);
 void srdma_net_exit(void);
+
+/* srdma_recv.c */
+void srdma_recv(struct srdma_dev *sdev, struct sk_buff *skb, bool trusted);
+struct srdma_qp *srdma_qp_get(struct srdma_dev *sdev, u32 qpn);
+void srdma_qp_put(struct srdma_qp *qp);
+
+/* srdma_task.c */
+int srdma_task_init(void);
+void srdma_task_exit(void);
+void srdma_task_setup(struct srdma_qp *qp);
+void srdma_task_kick(struct srdma_qp *qp);
+void srdma_task_pause(struct srdma_qp *qp);
+void srdma_task_resume(struct srdma_qp *qp);
+
+/* srdma_timer.c */
+u64 srdma_ack_timeout_ns(u8 timeout);
+u64 srdma_rnr_delay_ns(u8 min_rnr_timer);
+void srdma_timers_setup(struct srdma_qp *qp);
+void srdma_timer_arm(struct hrtimer *timer, u64 delay_ns);
+void srdma_timers_cancel(struct srdma_qp *qp);
+
+/* srdma_req.c */
+bool srdma_req_run(struct srdma_qp *qp);
+void srdma_req_rewind(struct srdma_qp *qp);
+void srdma_req_xmit_refused(struct srdma_qp *qp);
+
+/* srdma_comp.c */
+bool srdma_comp_run(struct srdma_qp *qp);
+void srdma_comp_retry_timer(struct srdma_qp *qp);
+void srdma_comp_rnr_timer(struct srdma_qp *qp);
+void srdma_comp_restart_timer(struct srdma_qp *qp);
+bool srdma_sq_complete(struct srdma_qp *qp);
+
+/* srdma_resp.c */
+bool srdma_resp_run(struct srdma_qp *qp);
+void srdma_resp_release(struct srdma_qp *qp);
+
+/* srdma_counters.c */
+struct rdma_hw_stats *srdma_alloc_hw_port_stats(struct ib_device *ib_dev,
+						u32 port_num);
+int srdma_get_hw_stats(struct ib_device *ib_dev, struct rdma_hw_stats *stats,
+		       u32 port_num, int index);
 
 /* srdma_main.c */
 void srdma_dealloc_driver(struct ib_device *ib_dev);

@@ -283,6 +283,7 @@ const struct ib_device_ops srdma_dev_ops = {
 	.driver_id = RDMA_DRIVER_RXE,
 	.uverbs_abi_ver = SRDMA_UVERBS_ABI_VERSION,
 
+	.alloc_hw_port_stats = srdma_alloc_hw_port_stats,
 	.alloc_mr = srdma_alloc_mr,
 	.alloc_pd = srdma_alloc_pd,
 	.alloc_ucontext = srdma_alloc_ucontext,
@@ -302,6 +303,7 @@ const struct ib_device_ops srdma_dev_ops = {
 	.disassociate_ucontext = srdma_disassociate_ucontext,
 	.get_dev_fw_str = srdma_get_dev_fw_str,
 	.get_dma_mr = srdma_get_dma_mr,
+	.get_hw_stats = srdma_get_hw_stats,
 	.get_link_layer = srdma_get_link_layer,
 	.get_port_immutable = srdma_get_port_immutable,
 	.map_mr_sg = srdma_map_mr_sg,

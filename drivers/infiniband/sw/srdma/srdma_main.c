@@ -249,9 +249,13 @@ static int __init srdma_init(void)
 	if (!srdma_wq)
 		return -ENOMEM;
 
-	err = srdma_net_init();
+	err = srdma_task_init();
 	if (err)
 		goto err_wq;
+
+	err = srdma_net_init();
+	if (err)
+		goto err_task;
 
 	err = register_netdevice_notifier(&srdma_netdev_notifier);
 	if (err)
@@ -262,6 +266,8 @@ static int __init srdma_init(void)
 
 err_net:
 	srdma_net_exit();
+err_task:
+	srdma_task_exit();
 err_wq:
 	destroy_workqueue(srdma_wq);
 	return err;
@@ -289,6 +295,7 @@ static void __exit srdma_exit(void)
 	srdma_unregister_all();
 	unregister_netdevice_notifier(&srdma_netdev_notifier);
 	srdma_net_exit();
+	srdma_task_exit();
 	destroy_workqueue(srdma_wq);	/* drains a late unregister work */
 }
 

@@ -100,6 +100,9 @@ static struct srdma_mr *srdma_mr_alloc(struct ib_pd *ibpd, int access,
 
 static void srdma_mr_publish(struct srdma_dev *sdev, struct srdma_mr *mr)
 {
+	/* a fast registration MR answers to no key until REG_MR */
+	if (mr->kind != SRDMA_MR_FAST_REG)
+		mr->key = mr->ibmr.lkey;
 	xa_store(&sdev->mr_xa, srdma_mr_key_index(mr->ibmr.lkey), mr,
 		 GFP_KERNEL);
 }
@@ -124,7 +127,8 @@ struct srdma_mr *srdma_mr_get(struct srdma_dev *sdev, u32 key)
 
 	rcu_read_lock();
 	mr = xa_load(&sdev->mr_xa, srdma_mr_key_index(key));
-	if (mr && (mr->ibmr.lkey != key || !refcount_inc_not_zero(&mr->refs)))
+	if (mr && (READ_ONCE(mr->key) != key ||
+		   !refcount_inc_not_zero(&mr->refs)))
 		mr = NULL;
 	rcu_read_unlock();
 	return mr;

@@ -15,7 +15,11 @@
  * while it has any device: each excludes the other.
  */
 #include <linux/mutex.h>
+#include <net/ip.h>
+#include <net/ip6_route.h>
 #include <net/ipv6.h>
+#include <net/ipv6_stubs.h>
+#include <net/route.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
 #include <net/udp_tunnel.h>
@@ -39,13 +43,32 @@ struct srdma_net {
 
 static unsigned int srdma_net_id __read_mostly;
 
-/*
- * Received RoCEv2 packets. The transport that consumes them is not there
- * yet: every packet is dropped.
- */
+/* the device on the netdev a packet came in on, referenced, or NULL */
+static struct srdma_dev *srdma_dev_of_netdev(struct net_device *ndev)
+{
+	struct ib_device *ib_dev;
+
+	ib_dev = ib_device_get_by_netdev(ndev, RDMA_DRIVER_RXE);
+	return ib_dev ? to_srdma_dev(ib_dev) : NULL;
+}
+
+/* a RoCEv2 packet from the UDP socket: skb->data points at the UDP header */
 static int srdma_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 {
-	kfree_skb(skb);
+	struct srdma_dev *sdev = srdma_dev_of_netdev(skb->dev);
+
+	if (!sdev) {
+		kfree_skb(skb);
+		return 0;
+	}
+	if (!pskb_may_pull(skb, sizeof(struct udphdr) + SRDMA_BTH_BYTES)) {
+		srdma_count(sdev, SRDMA_CNT_DROP_BAD_HEADER);
+		kfree_skb(skb);
+	} else {
+		__skb_pull(skb, sizeof(struct udphdr));
+		srdma_recv(sdev, skb, false);
+	}
+	ib_device_put(&sdev->ib_dev);
 	return 0;
 }
 
@@ -174,6 +197,245 @@ void srdma_net_put(struct net *net)
 	if (!net_eq(net, &init_net))
 		srdma_net_release(net);
 	srdma_net_release(&init_net);
+}
+
+/**
+ * srdma_pkt_alloc() - an skb for one packet, with room for every header
+ * @sdev: the device that sends it
+ * @opcode: its BTH opcode
+ * @payload_bytes: payload after the transport headers
+ * @bthp: set to the BTH, its opcode set; the transport headers after it
+ *        are zeroed, the payload follows them
+ *
+ * Return: the skb, its data from the BTH to the ICRC, or NULL.
+ */
+struct sk_buff *srdma_pkt_alloc(struct srdma_dev *sdev, u8 opcode,
+				u32 payload_bytes, struct srdma_bth **bthp)
+{
+	unsigned int hdr = srdma_op_hdr_bytes(opcode);
+	unsigned int pad = srdma_pad_bytes(payload_bytes);
+	unsigned int head = LL_RESERVED_SPACE(sdev->ndev) +
+			    sizeof(struct ipv6hdr) + sizeof(struct udphdr);
+	struct sk_buff *skb;
+	u8 *data;
+
+	skb = alloc_skb(head + hdr + payload_bytes + pad + SRDMA_ICRC_BYTES,
+			GFP_ATOMIC);
+	if (!skb)
+		return NULL;
+	skb_reserve(skb, head);
+	data = skb_put(skb, hdr + payload_bytes + pad + SRDMA_ICRC_BYTES);
+	memset(data, 0, hdr);
+	memset(data + hdr + payload_bytes, 0, pad);
+	*bthp = (struct srdma_bth *)data;
+	/* srdma_hdr() finds the extension headers by the opcode */
+	(*bthp)->opcode = opcode;
+	return skb;
+}
+
+/*
+ * A path to this device's own address (its source GID, or a next hop that
+ * ib_core resolved to the netdev's own MAC): such packets go straight to
+ * the receive path, as the peer's would.
+ */
+static bool srdma_av_is_local(struct srdma_dev *sdev, const struct srdma_av *av)
+{
+	return !memcmp(&av->dgid, &av->sgid, sizeof(av->dgid)) ||
+	       ether_addr_equal(av->dmac, sdev->ndev->dev_addr);
+}
+
+static void srdma_push_udp(struct sk_buff *skb, u16 src_port)
+{
+	struct udphdr *udph = skb_push(skb, sizeof(*udph));
+
+	skb_reset_transport_header(skb);
+	udph->source = htons(src_port);
+	udph->dest = htons(ROCE_V2_UDP_DPORT);
+	udph->len = htons(skb->len);
+	udph->check = 0;	/* RoCEv2 relies on the ICRC */
+}
+
+static struct rtable *srdma_route4(struct srdma_dev *sdev,
+				   const struct srdma_av *av,
+				   struct dst_cache *dst_cache, __be32 *saddr)
+{
+	struct flowi4 fl4 = {
+		.flowi4_oif = sdev->ndev->ifindex,
+		.flowi4_proto = IPPROTO_UDP,
+		.flowi4_tos = RT_TOS(av->traffic_class),
+	};
+	struct rtable *rt;
+
+	rt = dst_cache_get_ip4(dst_cache, saddr);
+	if (rt)
+		return rt;
+	memcpy(&fl4.daddr, &av->dgid.raw[12], sizeof(fl4.daddr));
+	memcpy(&fl4.saddr, &av->sgid.raw[12], sizeof(fl4.saddr));
+	rt = ip_route_output_key(sdev->net, &fl4);
+	if (IS_ERR(rt))
+		return rt;
+	*saddr = fl4.saddr;
+	dst_cache_set_ip4(dst_cache, &rt->dst, fl4.saddr);
+	return rt;
+}
+
+static int srdma_xmit4(struct srdma_dev *sdev, const struct srdma_av *av,
+		       struct dst_cache *dst_cache, u16 src_port,
+		       struct sk_buff *skb)
+{
+	struct srdma_bth *bth = (struct srdma_bth *)skb->data;
+	unsigned int bytes = skb->len;
+	bool local = srdma_av_is_local(sdev, av);
+	struct rtable *rt = NULL;
+	struct iphdr *iph;
+	__be32 saddr;
+
+	memcpy(&saddr, &av->sgid.raw[12], sizeof(saddr));
+	if (!local) {
+		rt = srdma_route4(sdev, av, dst_cache, &saddr);
+		if (IS_ERR(rt)) {
+			kfree_skb(skb);
+			return PTR_ERR(rt);
+		}
+		skb_dst_set(skb, &rt->dst);
+	}
+	srdma_push_udp(skb, src_port);
+	iph = skb_push(skb, sizeof(*iph));
+	skb_reset_network_header(skb);
+	iph->version = 4;
+	iph->ihl = sizeof(*iph) >> 2;
+	iph->tos = av->traffic_class;
+	iph->tot_len = htons(skb->len);
+	iph->frag_off = htons(IP_DF);
+	iph->ttl = av->hop_limit ?: (rt ? ip4_dst_hoplimit(&rt->dst) : 64);
+	iph->protocol = IPPROTO_UDP;
+	iph->saddr = saddr;
+	memcpy(&iph->daddr, &av->dgid.raw[12], sizeof(iph->daddr));
+	/* with DF and no socket the ID is 0: fixed before the ICRC */
+	iph->id = 0;
+	ip_send_check(iph);
+	skb->protocol = htons(ETH_P_IP);
+
+	if (local) {
+		/* our own address: deliver without the trip through lo */
+		__skb_pull(skb, sizeof(*iph) + sizeof(struct udphdr));
+		srdma_recv(sdev, skb, true);
+		return 0;
+	}
+	put_unaligned_le32(srdma_icrc(iph, false, bth,
+				      bytes - SRDMA_ICRC_BYTES),
+			   skb_tail_pointer(skb) - SRDMA_ICRC_BYTES);
+	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
+	skb->ip_summed = CHECKSUM_NONE;
+	return net_xmit_eval(ip_local_out(sdev->net, NULL, skb));
+}
+
+#if IS_ENABLED(CONFIG_IPV6)
+static struct dst_entry *srdma_route6(struct srdma_dev *sdev,
+				      const struct srdma_av *av,
+				      struct dst_cache *dst_cache,
+				      struct sock *sk)
+{
+	struct flowi6 fl6 = {
+		.flowi6_oif = sdev->ndev->ifindex,
+		.flowi6_proto = IPPROTO_UDP,
+	};
+	struct dst_entry *dst;
+	struct in6_addr saddr;
+
+	dst = dst_cache_get_ip6(dst_cache, &saddr);
+	if (dst)
+		return dst;
+	memcpy(&fl6.daddr, av->dgid.raw, sizeof(fl6.daddr));
+	memcpy(&fl6.saddr, av->sgid.raw, sizeof(fl6.saddr));
+	dst = ipv6_stub->ipv6_dst_lookup_flow(sdev->net, sk, &fl6, NULL);
+	if (IS_ERR(dst))
+		return dst;
+	dst_cache_set_ip6(dst_cache, dst, &fl6.saddr);
+	return dst;
+}
+
+static int srdma_xmit6(struct srdma_dev *sdev, const struct srdma_av *av,
+		       struct dst_cache *dst_cache, u16 src_port,
+		       struct sk_buff *skb)
+{
+	struct srdma_bth *bth = (struct srdma_bth *)skb->data;
+	struct srdma_net *sn = net_generic(sdev->net, srdma_net_id);
+	unsigned int bytes = skb->len;
+	bool local = srdma_av_is_local(sdev, av);
+	struct dst_entry *dst = NULL;
+	struct ipv6hdr *ip6h;
+
+	if (!sn->sock6) {
+		kfree_skb(skb);
+		return -EAFNOSUPPORT;
+	}
+	if (!local) {
+		dst = srdma_route6(sdev, av, dst_cache, sn->sock6->sk);
+		if (IS_ERR(dst)) {
+			kfree_skb(skb);
+			return PTR_ERR(dst);
+		}
+		skb_dst_set(skb, dst);
+	}
+	srdma_push_udp(skb, src_port);
+	ip6h = skb_push(skb, sizeof(*ip6h));
+	skb_reset_network_header(skb);
+	ip6_flow_hdr(ip6h, av->traffic_class, htonl(av->flow_label));
+	ip6h->payload_len = htons(skb->len - sizeof(*ip6h));
+	ip6h->nexthdr = IPPROTO_UDP;
+	ip6h->hop_limit = av->hop_limit ?: (dst ? ip6_dst_hoplimit(dst) : 64);
+	memcpy(&ip6h->saddr, av->sgid.raw, sizeof(ip6h->saddr));
+	memcpy(&ip6h->daddr, av->dgid.raw, sizeof(ip6h->daddr));
+	skb->protocol = htons(ETH_P_IPV6);
+
+	if (local) {
+		__skb_pull(skb, sizeof(*ip6h) + sizeof(struct udphdr));
+		srdma_recv(sdev, skb, true);
+		return 0;
+	}
+	put_unaligned_le32(srdma_icrc(ip6h, true, bth,
+				      bytes - SRDMA_ICRC_BYTES),
+			   skb_tail_pointer(skb) - SRDMA_ICRC_BYTES);
+	memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
+	skb->ip_summed = CHECKSUM_NONE;
+	return net_xmit_eval(ip6_local_out(sdev->net, sn->sock6->sk, skb));
+}
+#endif
+
+/**
+ * srdma_xmit() - send one packet built by srdma_pkt_alloc() and filled
+ * @sdev: the device
+ * @av: where it goes
+ * @dst_cache: the route cache of @av
+ * @src_port: UDP source port
+ * @skb: the packet, its ICRC not computed yet; consumed
+ *
+ * A packet to one of this host's addresses is handed to the receive path
+ * directly. Called with bottom halves disabled (the route cache needs it).
+ *
+ * Return: 0 if sent, else a negative errno: the netdev or the route refused
+ * it and the caller may try again.
+ */
+int srdma_xmit(struct srdma_dev *sdev, const struct srdma_av *av,
+	       struct dst_cache *dst_cache, u16 src_port, struct sk_buff *skb)
+{
+	int err;
+
+	if (av->network_type == RXE_NETWORK_TYPE_IPV4)
+		err = srdma_xmit4(sdev, av, dst_cache, src_port, skb);
+#if IS_ENABLED(CONFIG_IPV6)
+	else
+		err = srdma_xmit6(sdev, av, dst_cache, src_port, skb);
+#else
+	else
+		err = -EAFNOSUPPORT;
+#endif
+	if (err)
+		srdma_count(sdev, SRDMA_CNT_XMIT_REFUSED);
+	else
+		srdma_count(sdev, SRDMA_CNT_SENT_PKTS);
+	return err;
 }
 
 static int __net_init srdma_pernet_init(struct net *net)

@@ -9,6 +9,8 @@
  * attribute and the transition in a rate-limited debug message.
  */
 #include <kunit/visibility.h>
+#include <linux/hash.h>
+#include <linux/vmalloc.h>
 #include <rdma/uverbs_ioctl.h>
 #include <srdma/psn.h>
 
@@ -137,6 +139,51 @@ static void srdma_qp_free_queues(struct srdma_qp *qp)
 		srdma_queue_free(&qp->rq.queue);
 }
 
+/* the engine's copies of send WQEs and of the receive WQE under way */
+static int srdma_qp_init_engine(struct srdma_qp *qp)
+{
+	const struct srdma_queue *rq = qp->srq ? &qp->srq->rq.queue :
+						 &qp->rq.queue;
+	int err;
+
+	qp->swqe_bytes = ALIGN(offsetof(struct srdma_swqe, wqe) +
+			       (1 << qp->sq.queue.log2_slot_bytes), 8);
+	qp->swqes = vzalloc(array_size(qp->sq.queue.index_mask + 1,
+				       qp->swqe_bytes));
+	if (!qp->swqes)
+		return -ENOMEM;
+	qp->resp.rwqe = kzalloc(1 << rq->log2_slot_bytes, GFP_KERNEL);
+	if (!qp->resp.rwqe)
+		goto err_swqes;
+	err = dst_cache_init(&qp->dst_cache, GFP_KERNEL);
+	if (err)
+		goto err_rwqe;
+	refcount_set(&qp->refs, 1);
+	init_completion(&qp->released);
+	srdma_task_setup(qp);
+	srdma_timers_setup(qp);
+	skb_queue_head_init(&qp->resp_pkts);
+	skb_queue_head_init(&qp->comp_pkts);
+	return 0;
+
+err_rwqe:
+	kfree(qp->resp.rwqe);
+err_swqes:
+	vfree(qp->swqes);
+	return -ENOMEM;
+}
+
+static void srdma_qp_free_engine(struct srdma_qp *qp)
+{
+	skb_queue_purge(&qp->resp_pkts);
+	skb_queue_purge(&qp->comp_pkts);
+	srdma_resp_release(qp);
+	dst_cache_destroy(&qp->dst_cache);
+	kfree(qp->resp.res);
+	kfree(qp->resp.rwqe);
+	vfree(qp->swqes);
+}
+
 static void srdma_qp_get_cap(const struct srdma_qp *qp, struct ib_qp_cap *cap)
 {
 	cap->max_send_wr = qp->sq.max_wr;
@@ -177,9 +224,14 @@ int srdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	err = srdma_qp_init_queues(qp, init, udata, &resp);
 	if (err)
 		goto err_count;
-	err = srdma_qp_alloc_qpn(sdev, qp);
+	err = srdma_qp_init_engine(qp);
 	if (err)
 		goto err_queues;
+	err = srdma_qp_alloc_qpn(sdev, qp);
+	if (err)
+		goto err_engine;
+	qp->src_port = SRDMA_UDP_SPORT_BASE +
+		       hash_32(ibqp->qp_num, SRDMA_UDP_SPORT_BITS);
 	if (udata) {
 		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
 		if (err)
@@ -190,6 +242,8 @@ int srdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 
 err_qpn:
 	xa_erase(&sdev->qp_xa, ibqp->qp_num);
+err_engine:
+	srdma_qp_free_engine(qp);
 err_queues:
 	srdma_qp_free_queues(qp);
 err_count:
@@ -202,8 +256,18 @@ int srdma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	struct srdma_dev *sdev = to_srdma_dev(ibqp->device);
 	struct srdma_qp *qp = to_srdma_qp(ibqp);
 
-	/* outstanding WQEs are discarded with the rings, without completions */
+	/*
+	 * No new lookup finds it; wait for the receivers that did, then stop
+	 * the engine. Outstanding WQEs are discarded with the rings, without
+	 * completions.
+	 */
 	xa_erase(&sdev->qp_xa, ibqp->qp_num);
+	synchronize_rcu();
+	srdma_qp_put(qp);
+	wait_for_completion(&qp->released);
+	srdma_task_pause(qp);
+	cancel_work_sync(&qp->task.work);
+	srdma_qp_free_engine(qp);
 	srdma_qp_free_queues(qp);
 	mutex_destroy(&qp->lock);
 	atomic_dec(&sdev->qp_count);
@@ -246,6 +310,34 @@ static void srdma_qp_set_state(struct srdma_qp *qp, enum ib_qp_state state)
 }
 
 /**
+ * srdma_qp_state() - the QP's state, for the engine
+ * @qp: the QP
+ *
+ * modify_qp pauses the engine while it changes the state and what goes
+ * with it; only a move to ERR happens under a running engine.
+ */
+enum ib_qp_state srdma_qp_state(struct srdma_qp *qp)
+{
+	return READ_ONCE(qp->state);
+}
+
+/**
+ * srdma_qp_set_error() - move a QP to ERR and flush its WQEs
+ * @qp: the QP
+ *
+ * Callable from any context, with no srdma lock held.
+ */
+void srdma_qp_set_error(struct srdma_qp *qp)
+{
+	unsigned long flags;
+
+	srdma_qp_lock_queues(qp, &flags);
+	srdma_qp_set_state(qp, IB_QPS_ERR);
+	srdma_qp_unlock_queues(qp, flags);
+	srdma_qp_flush(qp);
+}
+
+/**
  * srdma_qp_error() - move a QP to ERR on an asynchronous error
  * @qp: the QP
  * @event: the affiliated event to raise, such as IB_EVENT_QP_FATAL
@@ -254,12 +346,7 @@ static void srdma_qp_set_state(struct srdma_qp *qp, enum ib_qp_state state)
  */
 void srdma_qp_error(struct srdma_qp *qp, enum ib_event_type event)
 {
-	unsigned long flags;
-
-	srdma_qp_lock_queues(qp, &flags);
-	srdma_qp_set_state(qp, IB_QPS_ERR);
-	srdma_qp_unlock_queues(qp, flags);
-	srdma_qp_flush(qp);
+	srdma_qp_set_error(qp);
 	srdma_qp_event(qp, event);
 }
 EXPORT_SYMBOL_IF_KUNIT(srdma_qp_error);
@@ -436,6 +523,52 @@ static void srdma_qp_reset(struct srdma_qp *qp)
 		srdma_queue_reset(&qp->rq.queue);
 	memset(&qp->attr, 0, sizeof(qp->attr));
 	qp->sqd_notify = false;
+	qp->sqd_pending = false;
+
+	/* the engine is paused: start it afresh */
+	skb_queue_purge(&qp->resp_pkts);
+	skb_queue_purge(&qp->comp_pkts);
+	srdma_resp_release(qp);
+	memset(&qp->req, 0, sizeof(qp->req));
+	memset(&qp->comp, 0, sizeof(qp->comp));
+	qp->resp.rwqe_valid = false;
+	qp->resp.ack_pending = false;
+	qp->resp.nak_sent = false;
+	qp->resp.msn = 0;
+	qp->events = 0;
+}
+
+/* what the engine takes from the attributes being set; it is paused */
+static void srdma_qp_engine_attrs(struct srdma_qp *qp, u32 mask,
+				  enum ib_qp_state cur, enum ib_qp_state next)
+{
+	if (mask & IB_QP_AV)
+		dst_cache_reset(&qp->dst_cache);
+	if (mask & IB_QP_PATH_MTU)
+		qp->mtu_bytes = ib_mtu_enum_to_int(qp->attr.path_mtu);
+	if (mask & IB_QP_RQ_PSN)
+		qp->resp.epsn = qp->attr.rq_psn;
+	if (mask & IB_QP_SQ_PSN) {
+		qp->req.psn = qp->attr.sq_psn;
+		qp->req.psn_end = qp->attr.sq_psn;
+		qp->comp.psn = qp->attr.sq_psn;
+	}
+	if (mask & IB_QP_RETRY_CNT)
+		qp->comp.retry_left = qp->attr.retry_cnt;
+	if (mask & IB_QP_RNR_RETRY)
+		qp->comp.rnr_retry_left = qp->attr.rnr_retry;
+	if (next == IB_QPS_SQD && cur != IB_QPS_SQD)
+		qp->sqd_pending = qp->sqd_notify;
+}
+
+/* responder resources for max_dest_rd_atomic, allocated before the commit */
+static struct srdma_res *srdma_qp_alloc_res(const struct ib_qp_attr *attr,
+					    u32 mask, u32 *num)
+{
+	if (!(mask & IB_QP_MAX_DEST_RD_ATOMIC))
+		return NULL;
+	*num = max_t(u32, attr->max_dest_rd_atomic, 1);
+	return kcalloc(*num, sizeof(struct srdma_res), GFP_KERNEL);
 }
 
 static void srdma_qp_dbg_refused(struct srdma_qp *qp, enum ib_qp_state cur,
@@ -470,8 +603,9 @@ int srdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	struct srdma_qp *qp = to_srdma_qp(ibqp);
 	enum srdma_qp_verdict verdict;
 	enum ib_qp_state cur, next;
-	bool drained = false;
+	struct srdma_res *res;
 	struct srdma_av av;
+	u32 num_res = 0;
 	unsigned long flags;
 	const char *why;
 	u32 bits;
@@ -492,32 +626,42 @@ int srdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		srdma_qp_dbg_refused(qp, cur, next, bits, why);
 		goto refused;
 	}
+	res = srdma_qp_alloc_res(attr, mask, &num_res);
+	if ((mask & IB_QP_MAX_DEST_RD_ATOMIC) && !res) {
+		mutex_unlock(&qp->lock);
+		return -ENOMEM;
+	}
 
+	srdma_task_pause(qp);
 	srdma_qp_lock_queues(qp, &flags);
 	if (qp->state != cur) {
 		/* an asynchronous error moved it to ERR meanwhile */
 		srdma_qp_unlock_queues(qp, flags);
+		srdma_task_resume(qp);
+		kfree(res);
 		srdma_qp_dbg_refused(qp, cur, next, 0,
 				     "the QP changed state meanwhile");
 		goto refused;
 	}
-	if (next == IB_QPS_RESET)
-		srdma_qp_reset(qp);
-	else
-		srdma_qp_store_attrs(qp, attr, mask, &av);
-	srdma_qp_set_state(qp, next);
-	/* nothing is in flight before the transport sends: drained at once */
-	if (next == IB_QPS_SQD && cur != IB_QPS_SQD && qp->sqd_notify) {
-		qp->sqd_notify = false;
-		drained = true;
+	if (res) {
+		swap(qp->resp.res, res);
+		qp->resp.num_res = num_res;
+		qp->resp.res_next = 0;
 	}
+	if (next == IB_QPS_RESET) {
+		srdma_qp_reset(qp);
+	} else {
+		srdma_qp_store_attrs(qp, attr, mask, &av);
+		srdma_qp_engine_attrs(qp, mask, cur, next);
+	}
+	srdma_qp_set_state(qp, next);
 	srdma_qp_unlock_queues(qp, flags);
+	kfree(res);
+	srdma_task_resume(qp);
 	mutex_unlock(&qp->lock);
 
 	if (next == IB_QPS_ERR)
 		srdma_qp_flush(qp);
-	if (drained)
-		srdma_qp_event(qp, IB_EVENT_SQ_DRAINED);
 	return 0;
 
 refused:
@@ -534,7 +678,9 @@ int srdma_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	*attr = qp->attr;
 	attr->qp_state = READ_ONCE(qp->state);
 	attr->cur_qp_state = attr->qp_state;
-	attr->sq_draining = 0;
+	attr->sq_draining = attr->qp_state == IB_QPS_SQD &&
+			    srdma_queue_consumer(&qp->sq.queue) !=
+			    READ_ONCE(qp->req.index);
 	srdma_qp_get_cap(qp, &attr->cap);
 	mutex_unlock(&qp->lock);
 

@@ -44,14 +44,14 @@ static const u8 srdma_send_wc_opcode[] = {
 	[IB_WR_REG_MR] = IB_WC_REG_MR,
 };
 
-static bool srdma_send_opcode_ok(enum ib_qp_type type, u32 opcode)
+bool srdma_send_opcode_ok(enum ib_qp_type type, u32 opcode)
 {
 	return opcode < ARRAY_SIZE(srdma_send_opcode_qp_types) &&
 	       (srdma_send_opcode_qp_types[opcode] & BIT(type));
 }
 
 /* the opcode of a WQE may come from a process: anything unknown is a send */
-static enum ib_wc_opcode srdma_wc_opcode(u32 wr_opcode)
+enum ib_wc_opcode srdma_wc_opcode(u32 wr_opcode)
 {
 	if (wr_opcode < ARRAY_SIZE(srdma_send_wc_opcode))
 		return srdma_send_wc_opcode[wr_opcode];
@@ -255,6 +255,8 @@ int srdma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	if (qp->user) {
 		if (READ_ONCE(qp->state) == IB_QPS_ERR)
 			srdma_qp_flush(qp);
+		else
+			srdma_task_kick(qp);
 		return 0;
 	}
 
@@ -279,6 +281,8 @@ int srdma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		*bad_wr = wr;
 	if (state == IB_QPS_ERR)
 		srdma_qp_flush(qp);
+	else if (state == IB_QPS_RTS || state == IB_QPS_SQD)
+		srdma_task_kick(qp);
 	return err;
 }
 

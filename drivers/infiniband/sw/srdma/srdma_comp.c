@@ -1,0 +1,426 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * The RC completer: what comes back from the responder, and the timers.
+ *
+ * An ACK of PSN n acknowledges every PSN up to n; a read response or an
+ * atomic ACK also acknowledges every PSN before its own (IBTA 9.7.5.1.3).
+ * Send WQEs are completed in order, once acknowledged (SEND, RDMA WRITE),
+ * once their data is in (RDMA READ, atomics), or once executed (LOCAL_INV,
+ * REG_MR).
+ *
+ * Go-back-N from the oldest PSN not acknowledged happens on a sequence NAK,
+ * on a gap in read responses, on an ACK past a read whose responses did not
+ * all come (an implied NAK), and when the ACK timeout expires: each counts
+ * against retry_cnt, and the WQE fails with IB_WC_RETRY_EXC_ERR when none
+ * is left. An RNR NAK stops the requester for the delay it names, against
+ * rnr_retry (7: without end). Any progress gives both counts back.
+ */
+#include <srdma/psn.h>
+
+#include "srdma.h"
+
+static bool srdma_wr_is_rd_atomic(u32 opcode)
+{
+	return opcode == IB_WR_RDMA_READ || opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+	       opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+static bool srdma_outstanding(struct srdma_qp *qp)
+{
+	return qp->req.psn_end != qp->comp.psn;
+}
+
+/**
+ * srdma_comp_restart_timer() - the ACK timeout from now, or none if
+ * nothing is outstanding or the QP's timeout is 0
+ * @qp: the QP
+ */
+void srdma_comp_restart_timer(struct srdma_qp *qp)
+{
+	u64 ns = srdma_ack_timeout_ns(qp->attr.timeout);
+
+	if (ns && srdma_outstanding(qp) && !qp->req.rnr_wait)
+		srdma_timer_arm(&qp->retry_timer, ns);
+	else
+		hrtimer_try_to_cancel(&qp->retry_timer);
+}
+
+/* the peer moved forward: the retry counts are whole again */
+static void srdma_comp_progress(struct srdma_qp *qp)
+{
+	qp->comp.retry_left = qp->attr.retry_cnt;
+	qp->comp.rnr_retry_left = qp->attr.rnr_retry;
+	qp->comp.rewound = false;
+	srdma_comp_restart_timer(qp);
+}
+
+/* the oldest WQE not done yet, or NULL */
+static struct srdma_swqe *srdma_comp_oldest(struct srdma_qp *qp)
+{
+	u32 mask = qp->sq.queue.index_mask;
+	struct srdma_swqe *swqe;
+	u32 i;
+
+	for (i = srdma_queue_consumer(&qp->sq.queue); i != qp->req.fetched;
+	     i = (i + 1) & mask) {
+		swqe = srdma_swqe(qp, i);
+		if (swqe->state != SRDMA_SWQE_DONE)
+			return swqe->state == SRDMA_SWQE_NEW ? NULL : swqe;
+	}
+	return NULL;
+}
+
+/* the oldest WQE under way fails with @status; the QP goes to ERR */
+static void srdma_comp_fail(struct srdma_qp *qp, enum ib_wc_status status)
+{
+	struct srdma_swqe *swqe = srdma_comp_oldest(qp);
+
+	if (!swqe)
+		return;
+	swqe->status = status;
+	swqe->state = SRDMA_SWQE_DONE;
+	hrtimer_try_to_cancel(&qp->retry_timer);
+}
+
+/* go back N, once per gap, against retry_cnt */
+static void srdma_comp_go_back(struct srdma_qp *qp)
+{
+	if (qp->comp.rewound)
+		return;
+	if (!qp->comp.retry_left) {
+		srdma_comp_fail(qp, IB_WC_RETRY_EXC_ERR);
+		return;
+	}
+	qp->comp.retry_left--;
+	qp->comp.rewound = true;
+	srdma_req_rewind(qp);
+	srdma_comp_restart_timer(qp);
+}
+
+/* every PSN up to @psn is acknowledged; true if that was news */
+static bool srdma_comp_ack(struct srdma_qp *qp, u32 psn)
+{
+	u32 mask = qp->sq.queue.index_mask;
+	struct srdma_swqe *swqe;
+	u32 i, next = srdma_psn_add(psn, 1);
+
+	/* older than what is known, or of a PSN never sent */
+	if (!srdma_psn_before(qp->comp.psn, next) ||
+	    srdma_psn_before(qp->req.psn_end, next))
+		return false;
+	for (i = srdma_queue_consumer(&qp->sq.queue); i != qp->req.fetched;
+	     i = (i + 1) & mask) {
+		swqe = srdma_swqe(qp, i);
+		if (swqe->state == SRDMA_SWQE_DONE)
+			continue;
+		if (swqe->state == SRDMA_SWQE_NEW)
+			break;
+		if (srdma_wr_is_rd_atomic(swqe->wqe.wr.opcode)) {
+			if (srdma_psn_before(psn, swqe->first_psn))
+				break;
+			/* past a read whose responses did not all come */
+			if (srdma_psn_before(qp->comp.psn, swqe->first_psn)) {
+				qp->comp.psn = swqe->first_psn;
+				srdma_comp_progress(qp);
+			}
+			srdma_comp_go_back(qp);
+			return true;
+		}
+		if (srdma_psn_before(psn, srdma_psn_add(swqe->first_psn,
+							swqe->npsn - 1)))
+			break;
+		swqe->state = SRDMA_SWQE_DONE;
+	}
+	qp->comp.psn = next;
+	srdma_comp_progress(qp);
+	return true;
+}
+
+static void srdma_comp_rnr_nak(struct srdma_qp *qp, u32 psn, u8 timer)
+{
+	srdma_count(to_srdma_dev(qp->ibqp.device), SRDMA_CNT_RNR_NAKS_RCVD);
+	srdma_comp_ack(qp, srdma_psn_add(psn, SRDMA_PSN_MASK));
+	if (psn != qp->comp.psn || qp->req.rnr_wait)
+		return;
+	if (!qp->comp.rnr_retry_left) {
+		srdma_comp_fail(qp, IB_WC_RNR_RETRY_EXC_ERR);
+		return;
+	}
+	if (qp->attr.rnr_retry != SRDMA_QP_RETRY_MAX)
+		qp->comp.rnr_retry_left--;
+	qp->req.rnr_wait = true;
+	hrtimer_try_to_cancel(&qp->retry_timer);
+	srdma_timer_arm(&qp->rnr_timer, srdma_rnr_delay_ns(timer));
+}
+
+static const u8 srdma_nak_status[] = {
+	[SRDMA_NAK_INVALID_REQUEST] = IB_WC_REM_INV_REQ_ERR,
+	[SRDMA_NAK_REMOTE_ACCESS] = IB_WC_REM_ACCESS_ERR,
+	[SRDMA_NAK_REMOTE_OP] = IB_WC_REM_OP_ERR,
+};
+
+static void srdma_comp_nak(struct srdma_qp *qp, u32 psn, u8 code)
+{
+	struct srdma_dev *sdev = to_srdma_dev(qp->ibqp.device);
+
+	srdma_comp_ack(qp, srdma_psn_add(psn, SRDMA_PSN_MASK));
+	if (psn != qp->comp.psn)
+		return;
+	if (code == SRDMA_NAK_PSN_SEQ) {
+		srdma_count(sdev, SRDMA_CNT_SEQ_NAKS_RCVD);
+		srdma_comp_go_back(qp);
+		return;
+	}
+	srdma_count(sdev, SRDMA_CNT_REMOTE_ERRORS);
+	srdma_comp_fail(qp, code < ARRAY_SIZE(srdma_nak_status) &&
+			    srdma_nak_status[code] ? srdma_nak_status[code] :
+			    IB_WC_REM_OP_ERR);
+}
+
+/*
+ * The response with PSN @psn to the oldest read or atomic: everything
+ * before it is acknowledged. Returns the WQE, or NULL if the response is
+ * old, out of order (go back N) or answers nothing.
+ */
+static struct srdma_swqe *srdma_comp_response_wqe(struct srdma_qp *qp,
+						  u32 psn)
+{
+	struct srdma_swqe *swqe;
+
+	if (srdma_psn_before(psn, qp->comp.psn)) {
+		srdma_count(to_srdma_dev(qp->ibqp.device),
+			    SRDMA_CNT_DUPLICATES);
+		return NULL;
+	}
+	if (psn != qp->comp.psn)
+		srdma_comp_ack(qp, srdma_psn_add(psn, SRDMA_PSN_MASK));
+	if (psn != qp->comp.psn) {
+		srdma_comp_go_back(qp);
+		return NULL;
+	}
+	swqe = srdma_comp_oldest(qp);
+	if (!swqe || !srdma_wr_is_rd_atomic(swqe->wqe.wr.opcode) ||
+	    !srdma_psn_in_window(psn, swqe->first_psn, swqe->npsn))
+		return NULL;
+	return swqe;
+}
+
+static void srdma_comp_wqe_done(struct srdma_qp *qp, struct srdma_swqe *swqe,
+				u32 psn)
+{
+	qp->comp.psn = srdma_psn_add(psn, 1);
+	if (psn == srdma_psn_add(swqe->first_psn, swqe->npsn - 1)) {
+		swqe->state = SRDMA_SWQE_DONE;
+		qp->req.rd_atomic--;
+	}
+	srdma_comp_progress(qp);
+}
+
+static void srdma_comp_read_response(struct srdma_qp *qp, struct sk_buff *skb)
+{
+	struct srdma_bth *bth = (struct srdma_bth *)skb->data;
+	struct srdma_pkt *pkt = srdma_pkt(skb);
+	u32 flags = srdma_op_flags(pkt->opcode);
+	struct srdma_swqe *swqe;
+	u64 offset;
+	bool last;
+
+	if ((flags & SRDMA_OP_AETH) &&
+	    srdma_aeth_type(((struct srdma_aeth *)srdma_hdr(bth, SRDMA_OP_AETH))->smsn) !=
+	    SRDMA_AETH_ACK)
+		return;
+	swqe = srdma_comp_response_wqe(qp, pkt->psn);
+	if (!swqe || swqe->wqe.wr.opcode != IB_WR_RDMA_READ)
+		return;
+	offset = (u64)srdma_psn_diff(pkt->psn, swqe->first_psn) *
+		 qp->mtu_bytes;
+	last = pkt->psn == srdma_psn_add(swqe->first_psn, swqe->npsn - 1);
+	/* every response but the last is full; the last ends the read */
+	if ((flags & SRDMA_OP_LAST) != (last ? SRDMA_OP_LAST : 0) ||
+	    (!last && pkt->paylen != qp->mtu_bytes) ||
+	    (last && offset + pkt->paylen != swqe->length)) {
+		srdma_comp_fail(qp, IB_WC_BAD_RESP_ERR);
+		return;
+	}
+	if (srdma_sge_copy(qp, swqe->wqe.dma.sge, swqe->wqe.dma.num_sge,
+			   offset, (u8 *)bth + srdma_op_hdr_bytes(pkt->opcode),
+			   pkt->paylen, true)) {
+		srdma_comp_fail(qp, IB_WC_LOC_PROT_ERR);
+		return;
+	}
+	srdma_comp_wqe_done(qp, swqe, pkt->psn);
+}
+
+static void srdma_comp_atomic_ack(struct srdma_qp *qp, struct sk_buff *skb)
+{
+	struct srdma_bth *bth = (struct srdma_bth *)skb->data;
+	struct srdma_atmack *atmack = srdma_hdr(bth, SRDMA_OP_ATMACK);
+	struct srdma_swqe *swqe;
+	u64 orig;
+
+	swqe = srdma_comp_response_wqe(qp, srdma_pkt(skb)->psn);
+	if (!swqe || swqe->wqe.wr.opcode == IB_WR_RDMA_READ)
+		return;
+	orig = be64_to_cpu(atmack->orig);
+	if (srdma_sge_copy(qp, swqe->wqe.dma.sge, swqe->wqe.dma.num_sge, 0,
+			   &orig, sizeof(orig), true)) {
+		srdma_comp_fail(qp, IB_WC_LOC_PROT_ERR);
+		return;
+	}
+	srdma_comp_wqe_done(qp, swqe, srdma_pkt(skb)->psn);
+}
+
+static void srdma_comp_pkt(struct srdma_qp *qp, struct sk_buff *skb)
+{
+	struct srdma_bth *bth = (struct srdma_bth *)skb->data;
+	struct srdma_pkt *pkt = srdma_pkt(skb);
+	__be32 smsn;
+
+	switch (pkt->opcode) {
+	case IB_OPCODE_RC_ACKNOWLEDGE:
+		smsn = ((struct srdma_aeth *)srdma_hdr(bth, SRDMA_OP_AETH))->smsn;
+		switch (srdma_aeth_type(smsn)) {
+		case SRDMA_AETH_ACK:
+			srdma_comp_ack(qp, pkt->psn);
+			break;
+		case SRDMA_AETH_RNR_NAK:
+			srdma_comp_rnr_nak(qp, pkt->psn, srdma_aeth_value(smsn));
+			break;
+		case SRDMA_AETH_NAK:
+			srdma_comp_nak(qp, pkt->psn, srdma_aeth_value(smsn));
+			break;
+		default:
+			break;
+		}
+		break;
+	case IB_OPCODE_RC_ATOMIC_ACKNOWLEDGE:
+		srdma_comp_atomic_ack(qp, skb);
+		break;
+	default:
+		srdma_comp_read_response(qp, skb);
+		break;
+	}
+}
+
+/**
+ * srdma_sq_complete() - complete the send WQEs that are done, in order
+ * @qp: the QP
+ *
+ * A WQE that failed completes with its status and moves the QP to ERR,
+ * which flushes the rest. A full CQ is a fatal error of the QP.
+ *
+ * Return: true if it completed anything.
+ */
+bool srdma_sq_complete(struct srdma_qp *qp)
+{
+	struct srdma_queue *q = &qp->sq.queue;
+	bool progress = false, failed = false, overflow = false;
+	struct ib_wc wc = { .qp = &qp->ibqp, .port_num = SRDMA_PORT };
+	struct srdma_swqe *swqe;
+	unsigned int due = 0, one;
+	unsigned long flags;
+	bool drained;
+
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	while (qp->state != IB_QPS_ERR && srdma_queue_consumer(q) != qp->req.fetched) {
+		swqe = srdma_swqe(qp, srdma_queue_consumer(q));
+		if (swqe->state != SRDMA_SWQE_DONE)
+			break;
+		if (qp->sq_sig_all || swqe->status != IB_WC_SUCCESS ||
+		    (swqe->wqe.wr.send_flags & IB_SEND_SIGNALED)) {
+			wc.wr_id = swqe->wqe.wr.wr_id;
+			wc.status = swqe->status;
+			wc.opcode = srdma_wc_opcode(swqe->wqe.wr.opcode);
+			wc.byte_len = swqe->length;
+			one = srdma_cq_post(qp->scq, &wc, false);
+			due |= one;
+			if (!(one & SRDMA_CQ_ADDED)) {
+				overflow = true;
+				break;
+			}
+		}
+		if (qp->req.index == srdma_queue_consumer(q))
+			qp->req.index = (qp->req.index + 1) & q->index_mask;
+		srdma_queue_advance_consumer(q);
+		progress = true;
+		if (swqe->status != IB_WC_SUCCESS) {
+			failed = true;
+			break;
+		}
+	}
+	drained = qp->state == IB_QPS_SQD && qp->sqd_pending &&
+		  srdma_queue_consumer(q) == qp->req.index;
+	if (drained)
+		qp->sqd_pending = false;
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+	srdma_cq_notify(qp->scq, due);
+
+	if (overflow)
+		srdma_qp_error(qp, IB_EVENT_QP_FATAL);
+	else if (failed)
+		srdma_qp_set_error(qp);
+	if (drained && qp->ibqp.event_handler) {
+		struct ib_event event = {
+			.device = qp->ibqp.device,
+			.element.qp = &qp->ibqp,
+			.event = IB_EVENT_SQ_DRAINED,
+		};
+
+		qp->ibqp.event_handler(&event, qp->ibqp.qp_context);
+	}
+	return progress;
+}
+
+/**
+ * srdma_comp_run() - handle what came back, up to a budget, and complete
+ * @qp: the QP
+ *
+ * Return: true if it did anything.
+ */
+bool srdma_comp_run(struct srdma_qp *qp)
+{
+	enum ib_qp_state state = srdma_qp_state(qp);
+	unsigned int budget = SRDMA_TASK_BUDGET;
+	bool progress = false;
+	struct sk_buff *skb;
+
+	if (state != IB_QPS_RTS && state != IB_QPS_SQD && state != IB_QPS_SQE) {
+		skb_queue_purge(&qp->comp_pkts);
+		return false;
+	}
+	while (budget-- && (skb = skb_dequeue(&qp->comp_pkts))) {
+		srdma_comp_pkt(qp, skb);
+		kfree_skb(skb);
+		progress = true;
+	}
+	return srdma_sq_complete(qp) || progress;
+}
+
+/**
+ * srdma_comp_retry_timer() - the ACK timeout expired
+ * @qp: the QP
+ */
+void srdma_comp_retry_timer(struct srdma_qp *qp)
+{
+	enum ib_qp_state state = srdma_qp_state(qp);
+
+	if ((state != IB_QPS_RTS && state != IB_QPS_SQD) ||
+	    !srdma_outstanding(qp) || qp->req.rnr_wait)
+		return;
+	srdma_count(to_srdma_dev(qp->ibqp.device), SRDMA_CNT_TIMEOUTS);
+	qp->comp.rewound = false;
+	srdma_comp_go_back(qp);
+}
+
+/**
+ * srdma_comp_rnr_timer() - the RNR NAK delay is over: send again
+ * @qp: the QP
+ */
+void srdma_comp_rnr_timer(struct srdma_qp *qp)
+{
+	if (!qp->req.rnr_wait)
+		return;
+	qp->req.rnr_wait = false;
+	srdma_req_rewind(qp);
+	srdma_comp_restart_timer(qp);
+}

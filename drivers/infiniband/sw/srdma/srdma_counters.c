@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Per-device counters of the data path, shown by `rdma statistic show` and
+ * in /sys/class/infiniband/<dev>/ports/1/hw_counters/.
+ */
+#include "srdma.h"
+
+static const struct rdma_stat_desc srdma_counter_descs[] = {
+	[SRDMA_CNT_SENT_PKTS] = { .name = "sent_pkts" },
+	[SRDMA_CNT_RCVD_PKTS] = { .name = "rcvd_pkts" },
+	[SRDMA_CNT_RETRANSMITS] = { .name = "retransmits" },
+	[SRDMA_CNT_TIMEOUTS] = { .name = "ack_timeouts" },
+	[SRDMA_CNT_RNR_NAKS_RCVD] = { .name = "rnr_naks_rcvd" },
+	[SRDMA_CNT_SEQ_NAKS_RCVD] = { .name = "seq_naks_rcvd" },
+	[SRDMA_CNT_RNR_NAKS_SENT] = { .name = "rnr_naks_sent" },
+	[SRDMA_CNT_SEQ_NAKS_SENT] = { .name = "seq_naks_sent" },
+	[SRDMA_CNT_DUPLICATES] = { .name = "duplicate_pkts" },
+	[SRDMA_CNT_XMIT_REFUSED] = { .name = "xmit_refused" },
+	[SRDMA_CNT_DROP_BAD_HEADER] = { .name = "drop_bad_header" },
+	[SRDMA_CNT_DROP_BAD_ICRC] = { .name = "drop_bad_icrc" },
+	[SRDMA_CNT_DROP_NO_QP] = { .name = "drop_no_qp" },
+	[SRDMA_CNT_DROP_QP_STATE] = { .name = "drop_qp_state" },
+	[SRDMA_CNT_DROP_QUEUE_FULL] = { .name = "drop_queue_full" },
+	[SRDMA_CNT_DROP_OUT_OF_SEQ] = { .name = "drop_out_of_sequence" },
+	[SRDMA_CNT_REMOTE_ERRORS] = { .name = "remote_errors" },
+	[SRDMA_CNT_LOCAL_ERRORS] = { .name = "local_errors" },
+};
+
+struct rdma_hw_stats *srdma_alloc_hw_port_stats(struct ib_device *ib_dev,
+						u32 port_num)
+{
+	BUILD_BUG_ON(ARRAY_SIZE(srdma_counter_descs) != SRDMA_NUM_COUNTERS);
+	return rdma_alloc_hw_stats_struct(srdma_counter_descs,
+					  SRDMA_NUM_COUNTERS,
+					  RDMA_HW_STATS_DEFAULT_LIFESPAN);
+}
+
+int srdma_get_hw_stats(struct ib_device *ib_dev, struct rdma_hw_stats *stats,
+		       u32 port_num, int index)
+{
+	struct srdma_dev *sdev = to_srdma_dev(ib_dev);
+	int i;
+
+	for (i = 0; i < SRDMA_NUM_COUNTERS; i++)
+		stats->value[i] = atomic64_read(&sdev->counters[i]);
+	return SRDMA_NUM_COUNTERS;
+}

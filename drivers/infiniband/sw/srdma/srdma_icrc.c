@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * The RoCEv2 invariant CRC (IBTA Annex A17.3.3): a CRC-32 over the IP and
+ * UDP headers, the transport headers and the padded payload, with the
+ * fields that routers may change masked to ones: IPv4 TOS, TTL and header
+ * checksum; IPv6 traffic class, flow label and hop limit; the UDP checksum;
+ * and the reserved byte of the BTH that carries FECN and BECN. The CRC
+ * starts as if 8 bytes of ones (the masked LRH of InfiniBand) had gone
+ * before, and is sent inverted, least significant byte first.
+ */
+#include <kunit/visibility.h>
+#include <linux/crc32.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/udp.h>
+
+#include "srdma_hdr.h"
+
+/* crc32_le() of 8 bytes of 0xff, starting from all ones */
+#define SRDMA_ICRC_SEED		0xdebb20e3
+
+/* the reserved byte after the BTH's P_Key: FECN, BECN and 6 reserved bits */
+#define SRDMA_BTH_RESV8_OFFSET	4
+
+/**
+ * srdma_icrc() - compute the ICRC of a RoCEv2 packet
+ * @l3: the IPv4 header (20 bytes, no options) or IPv6 header, followed by
+ *      the UDP header
+ * @ipv6: which of the two @l3 is
+ * @bth: the BTH; the transport headers and padded payload follow it
+ * @bytes: from the start of the BTH to the end of the padding
+ *
+ * Return: the value to put on the wire little-endian (already inverted).
+ */
+u32 srdma_icrc(const void *l3, bool ipv6, const struct srdma_bth *bth,
+	       unsigned int bytes)
+{
+	u8 pseudo[sizeof(struct ipv6hdr) + sizeof(struct udphdr) +
+		  SRDMA_BTH_BYTES];
+	unsigned int l3_bytes = ipv6 ? sizeof(struct ipv6hdr) :
+				       sizeof(struct iphdr);
+	struct udphdr *udph = (struct udphdr *)(pseudo + l3_bytes);
+	u32 crc;
+
+	memcpy(pseudo, l3, l3_bytes + sizeof(*udph));
+	memcpy(udph + 1, bth, SRDMA_BTH_BYTES);
+	if (ipv6) {
+		struct ipv6hdr *ip6h = (struct ipv6hdr *)pseudo;
+
+		ip6h->priority = 0xf;
+		memset(ip6h->flow_lbl, 0xff, sizeof(ip6h->flow_lbl));
+		ip6h->hop_limit = 0xff;
+	} else {
+		struct iphdr *iph = (struct iphdr *)pseudo;
+
+		iph->tos = 0xff;
+		iph->ttl = 0xff;
+		iph->check = CSUM_MANGLED_0;
+	}
+	udph->check = CSUM_MANGLED_0;
+	((u8 *)(udph + 1))[SRDMA_BTH_RESV8_OFFSET] = 0xff;
+
+	crc = crc32_le(SRDMA_ICRC_SEED, pseudo,
+		       l3_bytes + sizeof(*udph) + SRDMA_BTH_BYTES);
+	crc = crc32_le(crc, (const u8 *)bth + SRDMA_BTH_BYTES,
+		       bytes - SRDMA_BTH_BYTES);
+	return ~crc;
+}
+EXPORT_SYMBOL_IF_KUNIT(srdma_icrc);

@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * The data path's access to memory regions: key lookup with the checks of
+ * every remote and local access (key, PD, access rights, bounds), copies
+ * between MRs or SGE lists and packet buffers, atomics, and the fast
+ * registration and invalidation work requests.
+ *
+ * User MRs are reached through their pinned pages; DMA and fast
+ * registration MRs hold kernel virtual addresses, since srdma, like every
+ * software device, is a virtual-DMA device (ib_uses_virt_dma()).
+ */
+#include <linux/highmem.h>
+
+#include "srdma.h"
+
+/**
+ * srdma_mr_lookup() - find the MR of a key and check an access to it
+ * @qp: the QP the access is for; the MR must be in its PD
+ * @key: an lkey or rkey
+ * @va: first byte accessed
+ * @length: bytes accessed
+ * @access: IB_ACCESS_* bits the MR must grant (0 for a local read)
+ * @mrp: the MR, referenced, on success
+ *
+ * Return: 0, or -EINVAL for an unknown key or another PD's MR, -EACCES for
+ * missing rights, -ERANGE for bytes outside the MR.
+ */
+int srdma_mr_lookup(struct srdma_qp *qp, u32 key, u64 va, u64 length,
+		    int access, struct srdma_mr **mrp)
+{
+	struct srdma_mr *mr;
+	u64 start, end;
+
+	mr = srdma_mr_get(to_srdma_dev(qp->ibqp.device), key);
+	if (!mr)
+		return -EINVAL;
+	if (mr->ibmr.pd != qp->ibqp.pd) {
+		srdma_mr_put(mr);
+		return -EINVAL;
+	}
+	if ((READ_ONCE(mr->access) & access) != access) {
+		srdma_mr_put(mr);
+		return -EACCES;
+	}
+	start = mr->ibmr.iova;
+	end = start + mr->ibmr.length;
+	if (mr->kind != SRDMA_MR_DMA &&
+	    (va < start || length > end - start || va - start > (end - start) - length)) {
+		srdma_mr_put(mr);
+		return -ERANGE;
+	}
+	*mrp = mr;
+	return 0;
+}
+
+/* kernel address of byte @va of @mr, and the bytes after it in its page */
+static void *srdma_mr_map(struct srdma_mr *mr, u64 va, u32 *room,
+			  struct page **mapped)
+{
+	u64 offset, page_size;
+
+	*mapped = NULL;
+	switch (mr->kind) {
+	case SRDMA_MR_USER:
+		offset = va - mr->ibmr.iova + mr->first_page_offset;
+		*room = PAGE_SIZE - offset_in_page(offset);
+		*mapped = mr->pages[offset >> PAGE_SHIFT];
+		return kmap_local_page(*mapped) + offset_in_page(offset);
+	case SRDMA_MR_FAST_REG:
+		page_size = mr->ibmr.page_size;
+		offset = va - mr->ibmr.iova + (mr->ibmr.iova & (page_size - 1));
+		*room = page_size - (offset & (page_size - 1));
+		return (void *)(uintptr_t)(mr->page_addrs[offset / page_size] +
+					   (offset & (page_size - 1)));
+	default:
+		*room = U32_MAX;
+		return (void *)(uintptr_t)va;
+	}
+}
+
+static void srdma_mr_unmap(void *addr, struct page *mapped)
+{
+	if (mapped)
+		kunmap_local(addr);
+}
+
+/**
+ * srdma_mr_copy() - copy between an MR and a kernel buffer
+ * @mr: checked by srdma_mr_lookup() for these bytes
+ * @va: first byte in the MR
+ * @buf: the kernel buffer
+ * @length: bytes
+ * @to_mr: copy from @buf into the MR, else from the MR into @buf
+ */
+void srdma_mr_copy(struct srdma_mr *mr, u64 va, void *buf, u32 length,
+		   bool to_mr)
+{
+	struct page *mapped;
+	void *addr;
+	u32 room, n;
+
+	while (length) {
+		addr = srdma_mr_map(mr, va, &room, &mapped);
+		n = min(room, length);
+		if (to_mr)
+			memcpy(addr, buf, n);
+		else
+			memcpy(buf, addr, n);
+		srdma_mr_unmap(addr, mapped);
+		va += n;
+		buf += n;
+		length -= n;
+	}
+}
+
+/**
+ * srdma_sge_copy() - copy between the buffers of an SGE list and a kernel
+ * buffer, starting @offset bytes into the list
+ * @qp: the QP whose WQE the list is
+ * @sge: the list, from srdma's copy of the WQE
+ * @num_sge: its entries
+ * @offset: bytes of the list to skip
+ * @buf: the kernel buffer
+ * @length: bytes to copy; the list holds at least @offset + @length
+ * @to_sge: copy into the SGEs' buffers (needs local write), else out of them
+ *
+ * Return: 0, or a negative errno if a key does not allow the access.
+ */
+int srdma_sge_copy(struct srdma_qp *qp, const struct rxe_sge *sge,
+		   u32 num_sge, u64 offset, void *buf, u32 length, bool to_sge)
+{
+	int access = to_sge ? IB_ACCESS_LOCAL_WRITE : 0;
+	struct srdma_mr *mr;
+	u32 i, n;
+	int err;
+
+	for (i = 0; i < num_sge && length; i++) {
+		if (offset >= sge[i].length) {
+			offset -= sge[i].length;
+			continue;
+		}
+		n = min_t(u64, sge[i].length - offset, length);
+		err = srdma_mr_lookup(qp, sge[i].lkey, sge[i].addr + offset, n,
+				      access, &mr);
+		if (err)
+			return err;
+		srdma_mr_copy(mr, sge[i].addr + offset, buf, n, to_sge);
+		srdma_mr_put(mr);
+		buf += n;
+		length -= n;
+		offset = 0;
+	}
+	return length ? -EINVAL : 0;
+}
+
+/**
+ * srdma_mr_atomic() - execute an atomic on 8 aligned bytes of an MR
+ * @mr: checked by srdma_mr_lookup() for the 8 bytes at @va
+ * @va: the address, 8-byte aligned, so never across a page
+ * @cmp_swap: compare and swap, else fetch and add
+ * @swap_add: the value to swap in, or to add
+ * @compare: the value to compare with
+ *
+ * Atomic with respect to the CPUs and to every other srdma atomic.
+ *
+ * Return: the original value.
+ */
+u64 srdma_mr_atomic(struct srdma_mr *mr, u64 va, bool cmp_swap, u64 swap_add,
+		    u64 compare)
+{
+	struct page *mapped;
+	u32 room;
+	u64 *p = srdma_mr_map(mr, va, &room, &mapped);
+	u64 orig;
+
+	if (cmp_swap) {
+		orig = cmpxchg64(p, compare, swap_add);
+	} else {
+		orig = READ_ONCE(*p);
+		while (!try_cmpxchg64(p, &orig, orig + swap_add))
+			;
+	}
+	srdma_mr_unmap(p, mapped);
+	return orig;
+}
+
+/**
+ * srdma_mr_invalidate() - LOCAL_INV, or the invalidation of SEND_WITH_INV
+ * @qp: the QP of the work request or of the receive
+ * @key: the key of a fast registration MR in the QP's PD
+ *
+ * Return: 0, or -EINVAL if @key names no registered MR that may be
+ * invalidated.
+ */
+int srdma_mr_invalidate(struct srdma_qp *qp, u32 key)
+{
+	struct srdma_mr *mr;
+
+	mr = srdma_mr_get(to_srdma_dev(qp->ibqp.device), key);
+	if (!mr)
+		return -EINVAL;
+	if (mr->kind != SRDMA_MR_FAST_REG || mr->ibmr.pd != qp->ibqp.pd) {
+		srdma_mr_put(mr);
+		return -EINVAL;
+	}
+	WRITE_ONCE(mr->key, 0);
+	srdma_mr_put(mr);
+	return 0;
+}
+
+/**
+ * srdma_mr_register() - execute a REG_MR work request
+ * @qp: its QP
+ * @ibmr: the fast registration MR, its pages set by map_mr_sg
+ * @key: the key it answers to from now on; its index part is the MR's
+ * @access: the rights it grants
+ *
+ * Return: 0, or -EINVAL if the MR cannot be registered so.
+ */
+int srdma_mr_register(struct srdma_qp *qp, struct ib_mr *ibmr, u32 key,
+		      int access)
+{
+	struct srdma_mr *mr = to_srdma_mr(ibmr);
+
+	if (ibmr->device != qp->ibqp.device || mr->kind != SRDMA_MR_FAST_REG ||
+	    ibmr->pd != qp->ibqp.pd || (key ^ ibmr->lkey) >> 8 ||
+	    srdma_mr_check_access(access))
+		return -EINVAL;
+	WRITE_ONCE(mr->access, access);
+	WRITE_ONCE(mr->key, key);
+	return 0;
+}

@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Received RoCEv2 packets: checked, then queued for the engine of their QP.
+ *
+ * In softirq context, srdma checks what a packet claims about itself
+ * (lengths, opcode, version, P_Key, ICRC), finds its QP, checks that it
+ * comes from the QP's peer, and queues it: requests for the responder,
+ * responses and ACKs for the completer. The engine runs inline if no one
+ * else runs it. Each refused packet is counted, never logged.
+ */
+#include <asm/unaligned.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <net/ipv6.h>
+
+#include "srdma.h"
+
+/**
+ * srdma_qp_get() - find a QP by number for the receive path
+ * @sdev: the device
+ * @qpn: the QP number
+ *
+ * Return: the QP, held until srdma_qp_put(), or NULL.
+ */
+struct srdma_qp *srdma_qp_get(struct srdma_dev *sdev, u32 qpn)
+{
+	struct srdma_qp *qp;
+
+	rcu_read_lock();
+	qp = xa_load(&sdev->qp_xa, qpn);
+	if (qp && !refcount_inc_not_zero(&qp->refs))
+		qp = NULL;
+	rcu_read_unlock();
+	return qp;
+}
+
+void srdma_qp_put(struct srdma_qp *qp)
+{
+	if (refcount_dec_and_test(&qp->refs))
+		complete(&qp->released);
+}
+
+/* the packet's source address as a GID, to compare with the QP's peer */
+static void srdma_pkt_sgid(struct sk_buff *skb, bool ipv6, union ib_gid *gid)
+{
+	if (ipv6)
+		memcpy(gid->raw, &ipv6_hdr(skb)->saddr, sizeof(gid->raw));
+	else
+		ipv6_addr_set_v4mapped(ip_hdr(skb)->saddr,
+				       (struct in6_addr *)gid->raw);
+}
+
+/* the lengths and fields a packet must have; fills srdma_pkt(skb) */
+static bool srdma_pkt_parse(struct sk_buff *skb)
+{
+	struct srdma_bth *bth = (struct srdma_bth *)skb->data;
+	struct srdma_pkt *pkt = srdma_pkt(skb);
+	unsigned int hdr, pad;
+	u32 flags;
+
+	if (skb->len < SRDMA_BTH_BYTES + SRDMA_ICRC_BYTES)
+		return false;
+	flags = srdma_op_flags(bth->opcode);
+	hdr = srdma_op_hdr_bytes(bth->opcode);
+	pad = srdma_bth_pad(bth);
+	if (!flags || srdma_bth_tver(bth) ||
+	    skb->len < hdr + pad + SRDMA_ICRC_BYTES)
+		return false;
+	if ((be16_to_cpu(bth->pkey) & ~SRDMA_PKEY_MEMBER) !=
+	    (SRDMA_PKEY_DEFAULT & ~SRDMA_PKEY_MEMBER))
+		return false;
+	pkt->opcode = bth->opcode;
+	pkt->psn = srdma_bth_psn(bth);
+	pkt->paylen = skb->len - hdr - pad - SRDMA_ICRC_BYTES;
+	pkt->ipv6 = skb->protocol == htons(ETH_P_IPV6);
+	if (!(flags & SRDMA_OP_PAYLOAD) && (pkt->paylen || pad))
+		return false;
+	if (!pkt->ipv6 && ip_hdr(skb)->ihl != sizeof(struct iphdr) >> 2)
+		return false;
+	return true;
+}
+
+static bool srdma_icrc_ok(struct sk_buff *skb)
+{
+	u32 wire = get_unaligned_le32(skb_tail_pointer(skb) -
+				      SRDMA_ICRC_BYTES);
+
+	return wire == srdma_icrc(skb_network_header(skb), srdma_pkt(skb)->ipv6,
+				  (struct srdma_bth *)skb->data,
+				  skb->len - SRDMA_ICRC_BYTES);
+}
+
+/**
+ * srdma_recv() - take a received packet
+ * @sdev: the device it came to
+ * @skb: the packet, skb->data at the BTH, network header set; consumed
+ * @trusted: built by this host (loopback): no ICRC to check
+ */
+void srdma_recv(struct srdma_dev *sdev, struct sk_buff *skb, bool trusted)
+{
+	enum srdma_counter drop = SRDMA_CNT_DROP_BAD_HEADER;
+	struct sk_buff_head *queue;
+	enum ib_qp_state state;
+	struct srdma_qp *qp;
+	union ib_gid sgid;
+	u32 flags;
+
+	if (skb_linearize(skb) || !srdma_pkt_parse(skb))
+		goto drop;
+	if (!trusted && !srdma_icrc_ok(skb)) {
+		drop = SRDMA_CNT_DROP_BAD_ICRC;
+		goto drop;
+	}
+	flags = srdma_op_flags(srdma_pkt(skb)->opcode);
+
+	drop = SRDMA_CNT_DROP_NO_QP;
+	qp = srdma_qp_get(sdev, srdma_bth_qpn((struct srdma_bth *)skb->data));
+	if (!qp)
+		goto drop;
+	/* RC only: the other transports are not served yet */
+	if (qp->ibqp.qp_type != IB_QPT_RC ||
+	    srdma_op_transport(srdma_pkt(skb)->opcode) != IB_OPCODE_RC)
+		goto drop_put;
+	srdma_pkt_sgid(skb, srdma_pkt(skb)->ipv6, &sgid);
+	if (memcmp(&sgid, &qp->av.dgid, sizeof(sgid)))
+		goto drop_put;
+	state = READ_ONCE(qp->state);
+	if (state < IB_QPS_RTR || state == IB_QPS_ERR) {
+		drop = SRDMA_CNT_DROP_QP_STATE;
+		goto drop_put;
+	}
+
+	queue = flags & SRDMA_OP_REQ ? &qp->resp_pkts : &qp->comp_pkts;
+	if (skb_queue_len(queue) >= SRDMA_MAX_QUEUED_PKTS) {
+		drop = SRDMA_CNT_DROP_QUEUE_FULL;
+		goto drop_put;
+	}
+	srdma_count(sdev, SRDMA_CNT_RCVD_PKTS);
+	skb_queue_tail(queue, skb);
+	srdma_task_kick(qp);
+	srdma_qp_put(qp);
+	return;
+
+drop_put:
+	srdma_qp_put(qp);
+drop:
+	srdma_count(sdev, drop);
+	kfree_skb(skb);
+}

@@ -1,0 +1,354 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * The RC requester: turns send WQEs into packets.
+ *
+ * Each WQE is copied out of the ring once (srdma_swqe) and checked; it then
+ * gets its PSNs: one per packet of a SEND or RDMA WRITE segmented by the
+ * path MTU, one per expected response of an RDMA READ, one for an atomic.
+ * At most SRDMA_MAX_INFLIGHT_PSNS PSNs are unacknowledged, and at most
+ * max_rd_atomic reads and atomics outstanding. Packets ask for an ACK at
+ * the end of each message and every SRDMA_ACKREQ_EVERY_PKTS packets.
+ *
+ * Go-back-N: the completer rewinds the requester to the oldest PSN not
+ * acknowledged (srdma_req_rewind()), which sends again from there with the
+ * same PSNs; a read is asked again for the bytes still missing. LOCAL_INV
+ * and REG_MR execute when the requester reaches them and complete in order.
+ * A transmit the netdev refuses is retried SRDMA_XMIT_RETRY_NS later.
+ */
+#include <srdma/psn.h>
+
+#include "srdma.h"
+
+enum srdma_msg_pos { POS_FIRST, POS_MIDDLE, POS_LAST, POS_ONLY };
+
+#define RC(op)	IB_OPCODE_RC_##op
+
+/* the BTH opcode of each packet of a SEND or RDMA WRITE work request */
+static const u8 srdma_req_opcodes[][4] = {
+	[IB_WR_SEND] = { RC(SEND_FIRST), RC(SEND_MIDDLE), RC(SEND_LAST),
+			 RC(SEND_ONLY) },
+	[IB_WR_SEND_WITH_IMM] = { RC(SEND_FIRST), RC(SEND_MIDDLE),
+				  RC(SEND_LAST_WITH_IMMEDIATE),
+				  RC(SEND_ONLY_WITH_IMMEDIATE) },
+	[IB_WR_SEND_WITH_INV] = { RC(SEND_FIRST), RC(SEND_MIDDLE),
+				  RC(SEND_LAST_WITH_INVALIDATE),
+				  RC(SEND_ONLY_WITH_INVALIDATE) },
+	[IB_WR_RDMA_WRITE] = { RC(RDMA_WRITE_FIRST), RC(RDMA_WRITE_MIDDLE),
+			       RC(RDMA_WRITE_LAST), RC(RDMA_WRITE_ONLY) },
+	[IB_WR_RDMA_WRITE_WITH_IMM] = {
+		RC(RDMA_WRITE_FIRST), RC(RDMA_WRITE_MIDDLE),
+		RC(RDMA_WRITE_LAST_WITH_IMMEDIATE),
+		RC(RDMA_WRITE_ONLY_WITH_IMMEDIATE) },
+};
+
+static bool srdma_wr_is_rd_atomic(u32 opcode)
+{
+	return opcode == IB_WR_RDMA_READ || opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+	       opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+static u32 srdma_sq_next(struct srdma_qp *qp, u32 index)
+{
+	return (index + 1) & qp->sq.queue.index_mask;
+}
+
+/* the checks of a WQE copied from the ring; its status if refused */
+static enum ib_wc_status srdma_swqe_check(struct srdma_qp *qp,
+					  struct srdma_swqe *swqe)
+{
+	struct rxe_send_wqe *wqe = &swqe->wqe;
+	u32 opcode = wqe->wr.opcode;
+	u64 length = 0;
+	u32 i;
+
+	if (!srdma_send_opcode_ok(IB_QPT_RC, opcode) ||
+	    (qp->user && opcode == IB_WR_REG_MR))
+		return IB_WC_LOC_QP_OP_ERR;
+	if (wqe->wr.send_flags & IB_SEND_INLINE) {
+		length = wqe->dma.length;
+		if (length > qp->sq.max_inline_bytes)
+			return IB_WC_LOC_LEN_ERR;
+	} else {
+		if (wqe->dma.num_sge > qp->sq.max_sge)
+			return IB_WC_LOC_LEN_ERR;
+		for (i = 0; i < wqe->dma.num_sge; i++)
+			length += wqe->dma.sge[i].length;
+		if (length > SRDMA_MAX_MSG_BYTES)
+			return IB_WC_LOC_LEN_ERR;
+	}
+	if ((opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+	     opcode == IB_WR_ATOMIC_FETCH_AND_ADD) &&
+	    (length != sizeof(u64) ||
+	     !IS_ALIGNED(wqe->wr.wr.atomic.remote_addr, sizeof(u64))))
+		return IB_WC_LOC_QP_OP_ERR;
+	swqe->length = length;
+	return IB_WC_SUCCESS;
+}
+
+static void srdma_swqe_fetch(struct srdma_qp *qp, u32 index)
+{
+	struct srdma_swqe *swqe = srdma_swqe(qp, index);
+
+	/* a process may rewrite the slot meanwhile: one copy, then trusted */
+	memcpy(&swqe->wqe, srdma_queue_slot(&qp->sq.queue, index),
+	       1 << qp->sq.queue.log2_slot_bytes);
+	swqe->state = SRDMA_SWQE_NEW;
+	swqe->status = srdma_swqe_check(qp, swqe);
+	if (swqe->status != IB_WC_SUCCESS)
+		swqe->state = SRDMA_SWQE_DONE;
+}
+
+/* LOCAL_INV and REG_MR: executed in order, when the requester gets there */
+static void srdma_req_local_op(struct srdma_qp *qp, struct srdma_swqe *swqe)
+{
+	struct rxe_send_wr *wr = &swqe->wqe.wr;
+	int err;
+
+	if (wr->opcode == IB_WR_LOCAL_INV)
+		err = srdma_mr_invalidate(qp, wr->ex.invalidate_rkey);
+	else
+		err = srdma_mr_register(qp, wr->wr.reg.mr, wr->wr.reg.key,
+					wr->wr.reg.access);
+	swqe->status = err ? IB_WC_LOC_QP_OP_ERR : IB_WC_SUCCESS;
+	swqe->state = SRDMA_SWQE_DONE;
+}
+
+static u32 srdma_swqe_npsn(struct srdma_qp *qp, struct srdma_swqe *swqe)
+{
+	u32 opcode = swqe->wqe.wr.opcode;
+
+	if (opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+	    opcode == IB_WR_ATOMIC_FETCH_AND_ADD)
+		return 1;
+	return max_t(u32, 1, DIV_ROUND_UP(swqe->length, qp->mtu_bytes));
+}
+
+/* the packet of @swqe with PSN @psn; sets *@next_psn to the PSN after it */
+static int srdma_req_send_pkt(struct srdma_qp *qp, struct srdma_swqe *swqe,
+			      u32 psn, u32 *next_psn)
+{
+	struct srdma_dev *sdev = to_srdma_dev(qp->ibqp.device);
+	struct rxe_send_wr *wr = &swqe->wqe.wr;
+	u32 k = srdma_psn_diff(psn, swqe->first_psn);
+	u64 offset = (u64)k * qp->mtu_bytes;
+	bool first = !k, last = k == swqe->npsn - 1;
+	bool ackreq = true, se = false;
+	struct srdma_reth *reth;
+	struct srdma_bth *bth;
+	struct sk_buff *skb;
+	u32 payload = 0;
+	u8 opcode;
+	int err;
+
+	switch (wr->opcode) {
+	case IB_WR_RDMA_READ:
+		opcode = IB_OPCODE_RC_RDMA_READ_REQUEST;
+		skb = srdma_pkt_alloc(sdev, opcode, 0, &bth);
+		if (!skb)
+			return -ENOMEM;
+		reth = srdma_hdr(bth, SRDMA_OP_RETH);
+		/* after a rewind: only the bytes still missing */
+		reth->va = cpu_to_be64(wr->wr.rdma.remote_addr + offset);
+		reth->rkey = cpu_to_be32(wr->wr.rdma.rkey);
+		reth->len = cpu_to_be32(swqe->length - offset);
+		*next_psn = srdma_psn_add(swqe->first_psn, swqe->npsn);
+		break;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD: {
+		struct srdma_atmeth *atm;
+		bool cmp_swap = wr->opcode == IB_WR_ATOMIC_CMP_AND_SWP;
+
+		opcode = cmp_swap ? IB_OPCODE_RC_COMPARE_SWAP :
+				    IB_OPCODE_RC_FETCH_ADD;
+		skb = srdma_pkt_alloc(sdev, opcode, 0, &bth);
+		if (!skb)
+			return -ENOMEM;
+		atm = srdma_hdr(bth, SRDMA_OP_ATMETH);
+		atm->va = cpu_to_be64(wr->wr.atomic.remote_addr);
+		atm->rkey = cpu_to_be32(wr->wr.atomic.rkey);
+		atm->swap_add = cpu_to_be64(cmp_swap ? wr->wr.atomic.swap :
+					    wr->wr.atomic.compare_add);
+		atm->compare = cpu_to_be64(cmp_swap ? wr->wr.atomic.compare_add :
+					   0);
+		*next_psn = srdma_psn_add(psn, 1);
+		break;
+	}
+	default:
+		payload = min_t(u64, qp->mtu_bytes, swqe->length - offset);
+		opcode = srdma_req_opcodes[wr->opcode][first ?
+			(last ? POS_ONLY : POS_FIRST) :
+			(last ? POS_LAST : POS_MIDDLE)];
+		skb = srdma_pkt_alloc(sdev, opcode, payload, &bth);
+		if (!skb)
+			return -ENOMEM;
+		if (srdma_op_flags(opcode) & SRDMA_OP_RETH) {
+			reth = srdma_hdr(bth, SRDMA_OP_RETH);
+			reth->va = cpu_to_be64(wr->wr.rdma.remote_addr);
+			reth->rkey = cpu_to_be32(wr->wr.rdma.rkey);
+			reth->len = cpu_to_be32(swqe->length);
+		}
+		if (srdma_op_flags(opcode) & SRDMA_OP_IMMDT)
+			*(__be32 *)srdma_hdr(bth, SRDMA_OP_IMMDT) =
+				wr->ex.imm_data;
+		if (srdma_op_flags(opcode) & SRDMA_OP_IETH)
+			*(__be32 *)srdma_hdr(bth, SRDMA_OP_IETH) =
+				cpu_to_be32(wr->ex.invalidate_rkey);
+		if (wr->send_flags & IB_SEND_INLINE) {
+			memcpy((u8 *)bth + srdma_op_hdr_bytes(opcode),
+			       swqe->wqe.dma.inline_data + offset, payload);
+		} else {
+			err = srdma_sge_copy(qp, swqe->wqe.dma.sge,
+					     swqe->wqe.dma.num_sge, offset,
+					     (u8 *)bth + srdma_op_hdr_bytes(opcode),
+					     payload, false);
+			if (err) {
+				kfree_skb(skb);
+				return -EACCES;
+			}
+		}
+		se = last && (wr->send_flags & IB_SEND_SOLICITED);
+		ackreq = last ||
+			 ++qp->req.noack_pkts >= SRDMA_ACKREQ_EVERY_PKTS;
+		*next_psn = srdma_psn_add(psn, 1);
+		break;
+	}
+	if (ackreq)
+		qp->req.noack_pkts = 0;
+	srdma_bth_init(bth, opcode, se, srdma_pad_bytes(payload),
+		       qp->attr.dest_qp_num, ackreq, psn);
+	err = srdma_xmit(sdev, &qp->av, &qp->dst_cache, qp->src_port, skb);
+	return err ? -EAGAIN : 0;
+}
+
+/* a WQE that has not started may start now: window, limits, fence */
+static bool srdma_req_may_start(struct srdma_qp *qp, struct srdma_swqe *swqe)
+{
+	u32 opcode = swqe->wqe.wr.opcode;
+
+	if (srdma_wr_is_rd_atomic(opcode) &&
+	    qp->req.rd_atomic >= max_t(u32, qp->attr.max_rd_atomic, 1))
+		return false;
+	if ((swqe->wqe.wr.send_flags & IB_SEND_FENCE) && qp->req.rd_atomic)
+		return false;
+	return true;
+}
+
+/* one step: a local operation, or one packet; true if it did something */
+static bool srdma_req_step(struct srdma_qp *qp, enum ib_qp_state state)
+{
+	struct srdma_req *req = &qp->req;
+	struct srdma_swqe *swqe;
+	u32 psn = req->psn, next_psn;
+	int err;
+
+	if (req->rnr_wait ||
+	    req->index == srdma_queue_producer(&qp->sq.queue))
+		return false;
+	if (req->index == req->fetched) {
+		srdma_swqe_fetch(qp, req->index);
+		req->fetched = srdma_sq_next(qp, req->index);
+	}
+	swqe = srdma_swqe(qp, req->index);
+	if (swqe->state == SRDMA_SWQE_DONE) {
+		/* a refused WQE stops the queue until it completes in error */
+		if (swqe->status != IB_WC_SUCCESS)
+			return false;
+		req->index = srdma_sq_next(qp, req->index);
+		return true;
+	}
+	if (swqe->state == SRDMA_SWQE_NEW) {
+		/* SQD finishes the message under way and starts no other */
+		if (state == IB_QPS_SQD)
+			return false;
+		if (swqe->wqe.wr.opcode == IB_WR_LOCAL_INV ||
+		    swqe->wqe.wr.opcode == IB_WR_REG_MR) {
+			srdma_req_local_op(qp, swqe);
+			req->index = srdma_sq_next(qp, req->index);
+			return true;
+		}
+		if (!srdma_req_may_start(qp, swqe))
+			return false;
+		swqe->first_psn = psn;
+		swqe->npsn = srdma_swqe_npsn(qp, swqe);
+	} else if (!srdma_psn_before(psn, srdma_psn_add(swqe->first_psn,
+							swqe->npsn))) {
+		/* sent in full before a rewind to an older WQE */
+		req->index = srdma_sq_next(qp, req->index);
+		return true;
+	}
+	if (srdma_psn_diff(psn, qp->comp.psn) >= SRDMA_MAX_INFLIGHT_PSNS)
+		return false;
+
+	err = srdma_req_send_pkt(qp, swqe, psn, &next_psn);
+	if (err == -EAGAIN || err == -ENOMEM) {
+		srdma_req_xmit_refused(qp);
+		return false;
+	}
+	if (swqe->state == SRDMA_SWQE_NEW &&
+	    srdma_wr_is_rd_atomic(swqe->wqe.wr.opcode))
+		req->rd_atomic++;
+	if (err) {
+		swqe->status = IB_WC_LOC_PROT_ERR;
+		swqe->state = SRDMA_SWQE_DONE;
+		srdma_count(to_srdma_dev(qp->ibqp.device),
+			    SRDMA_CNT_LOCAL_ERRORS);
+		return true;
+	}
+	if (srdma_psn_before(psn, req->psn_end))
+		srdma_count(to_srdma_dev(qp->ibqp.device),
+			    SRDMA_CNT_RETRANSMITS);
+	else
+		req->psn_end = next_psn;
+	req->psn = next_psn;
+	swqe->state = SRDMA_SWQE_SENDING;
+	if (!srdma_psn_before(next_psn, srdma_psn_add(swqe->first_psn,
+						      swqe->npsn))) {
+		swqe->state = SRDMA_SWQE_SENT;
+		req->index = srdma_sq_next(qp, req->index);
+	}
+	if (!hrtimer_active(&qp->retry_timer))
+		srdma_comp_restart_timer(qp);
+	return true;
+}
+
+/**
+ * srdma_req_run() - send what the send queue holds, up to a budget
+ * @qp: the QP
+ *
+ * Return: true if it sent or executed anything.
+ */
+bool srdma_req_run(struct srdma_qp *qp)
+{
+	enum ib_qp_state state = srdma_qp_state(qp);
+	unsigned int budget = SRDMA_TASK_BUDGET;
+	bool progress = false;
+
+	if (qp->ibqp.qp_type != IB_QPT_RC ||
+	    (state != IB_QPS_RTS && state != IB_QPS_SQD))
+		return false;
+	while (budget-- && srdma_req_step(qp, state))
+		progress = true;
+	return progress;
+}
+
+/**
+ * srdma_req_rewind() - go back N: send again from the oldest PSN not
+ * acknowledged
+ * @qp: the QP
+ */
+void srdma_req_rewind(struct srdma_qp *qp)
+{
+	qp->req.index = srdma_queue_consumer(&qp->sq.queue);
+	qp->req.psn = qp->comp.psn;
+	qp->req.noack_pkts = 0;
+}
+
+/**
+ * srdma_req_xmit_refused() - the netdev refused a packet: try again soon
+ * @qp: the QP
+ */
+void srdma_req_xmit_refused(struct srdma_qp *qp)
+{
+	if (!hrtimer_active(&qp->xmit_timer))
+		srdma_timer_arm(&qp->xmit_timer, SRDMA_XMIT_RETRY_NS);
+}

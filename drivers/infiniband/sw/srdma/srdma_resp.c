@@ -1,0 +1,629 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * The RC responder: executes requests in PSN order (IBTA 9.7.4, 9.7.5).
+ *
+ * A request with the expected PSN is executed: a SEND fills a receive WQE
+ * (RNR NAK if there is none), an RDMA WRITE goes to the MR its RETH names,
+ * an RDMA READ is answered with responses from its MR, an atomic executes
+ * and is answered with the original value. Every remote access checks the
+ * key, the PD, the MR's rights and the bounds. A request past the expected
+ * PSN gets one sequence NAK; an older one is a duplicate: SENDs and WRITEs
+ * are acknowledged again, reads and atomics are answered again from the
+ * responder resources (an atomic is never executed twice).
+ *
+ * ACKs are coalesced: one, for the newest PSN, after each batch of
+ * requests that asked for one. An error NAKs the request, completes the
+ * receive WQE under way in error and moves the QP to ERR.
+ */
+#include <srdma/psn.h>
+
+#include "srdma.h"
+
+enum srdma_resp_verdict {
+	SRDMA_RESP_DONE,	/* executed: the expected PSN moves on */
+	SRDMA_RESP_ANSWERED,	/* read or atomic: it moved the PSN itself */
+	SRDMA_RESP_RNR,		/* no receive WQE: RNR NAK */
+	SRDMA_RESP_INVALID,	/* invalid request */
+	SRDMA_RESP_TOO_LONG,	/* more than the receive WQE holds */
+	SRDMA_RESP_ACCESS,	/* remote access error */
+	SRDMA_RESP_LOCAL,	/* the receive WQE's own memory failed */
+};
+
+static int srdma_resp_send_ack(struct srdma_qp *qp, enum srdma_aeth_type type,
+			       u8 value, u32 psn)
+{
+	struct srdma_dev *sdev = to_srdma_dev(qp->ibqp.device);
+	struct srdma_bth *bth;
+	struct srdma_aeth *aeth;
+	struct sk_buff *skb;
+
+	skb = srdma_pkt_alloc(sdev, IB_OPCODE_RC_ACKNOWLEDGE, 0, &bth);
+	if (!skb)
+		return -ENOMEM;
+	aeth = srdma_hdr(bth, SRDMA_OP_AETH);
+	aeth->smsn = srdma_aeth_make(type, value, qp->resp.msn);
+	srdma_bth_init(bth, IB_OPCODE_RC_ACKNOWLEDGE, false, 0,
+		       qp->attr.dest_qp_num, false, psn);
+	return srdma_xmit(sdev, &qp->av, &qp->dst_cache, qp->src_port, skb);
+}
+
+static void srdma_resp_send_atomic_ack(struct srdma_qp *qp, u32 psn, u64 orig)
+{
+	struct srdma_dev *sdev = to_srdma_dev(qp->ibqp.device);
+	struct srdma_atmack *atmack;
+	struct srdma_aeth *aeth;
+	struct srdma_bth *bth;
+	struct sk_buff *skb;
+
+	/* if it is lost, the requester asks again and gets it from res */
+	skb = srdma_pkt_alloc(sdev, IB_OPCODE_RC_ATOMIC_ACKNOWLEDGE, 0, &bth);
+	if (!skb)
+		return;
+	aeth = srdma_hdr(bth, SRDMA_OP_AETH);
+	aeth->smsn = srdma_aeth_make(SRDMA_AETH_ACK, SRDMA_AETH_CREDITS_NONE,
+				     qp->resp.msn);
+	atmack = srdma_hdr(bth, SRDMA_OP_ATMACK);
+	atmack->orig = cpu_to_be64(orig);
+	srdma_bth_init(bth, IB_OPCODE_RC_ATOMIC_ACKNOWLEDGE, false, 0,
+		       qp->attr.dest_qp_num, false, psn);
+	srdma_xmit(sdev, &qp->av, &qp->dst_cache, qp->src_port, skb);
+}
+
+/* the coalesced ACK of the newest PSN executed */
+static bool srdma_resp_flush_ack(struct srdma_qp *qp)
+{
+	if (!qp->resp.ack_pending)
+		return false;
+	if (srdma_resp_send_ack(qp, SRDMA_AETH_ACK, SRDMA_AETH_CREDITS_NONE,
+				srdma_psn_add(qp->resp.epsn, SRDMA_PSN_MASK))) {
+		srdma_req_xmit_refused(qp);
+		return false;
+	}
+	qp->resp.ack_pending = false;
+	return true;
+}
+
+/* take the receive WQE a SEND or a WRITE with immediate consumes */
+static bool srdma_resp_take_rwqe(struct srdma_qp *qp)
+{
+	struct srdma_resp *resp = &qp->resp;
+	struct rxe_recv_wqe *wqe = resp->rwqe;
+	unsigned long flags;
+	u64 length = 0;
+	u32 max_sge, i;
+	bool found;
+
+	if (resp->rwqe_valid)
+		return true;
+	if (qp->srq) {
+		found = srdma_srq_pop(qp->srq, wqe);
+		max_sge = qp->srq->rq.max_sge;
+	} else {
+		/* the RQ's oldest WQE stays there until it completes */
+		spin_lock_irqsave(&qp->rq.lock, flags);
+		found = !srdma_queue_empty(&qp->rq.queue);
+		if (found)
+			memcpy(wqe, srdma_queue_consumer_slot(&qp->rq.queue),
+			       1 << qp->rq.queue.log2_slot_bytes);
+		spin_unlock_irqrestore(&qp->rq.lock, flags);
+		max_sge = qp->rq.max_sge;
+	}
+	if (!found)
+		return false;
+	wqe->dma.num_sge = min(wqe->dma.num_sge, max_sge);
+	for (i = 0; i < wqe->dma.num_sge; i++)
+		length += wqe->dma.sge[i].length;
+	resp->rwqe_length = min_t(u64, length, U32_MAX);
+	resp->rwqe_srq = qp->srq;
+	resp->placed = 0;
+	resp->rwqe_valid = true;
+	return true;
+}
+
+/* complete the receive WQE under way with @wc (status, opcode, lengths) */
+static void srdma_resp_complete(struct srdma_qp *qp, struct ib_wc *wc,
+				bool solicited)
+{
+	struct srdma_resp *resp = &qp->resp;
+	unsigned int due = 0;
+	unsigned long flags;
+	bool posted = true;
+
+	wc->wr_id = resp->rwqe->wr_id;
+	wc->qp = &qp->ibqp;
+	wc->port_num = SRDMA_PORT;
+	resp->rwqe_valid = false;
+	if (resp->rwqe_srq) {
+		if (srdma_qp_state(qp) == IB_QPS_ERR)
+			wc->status = IB_WC_WR_FLUSH_ERR;
+		due = srdma_cq_post(qp->rcq, wc, solicited);
+	} else {
+		spin_lock_irqsave(&qp->rq.lock, flags);
+		/* in ERR the flush completed it already */
+		posted = qp->state != IB_QPS_ERR;
+		if (posted) {
+			due = srdma_cq_post(qp->rcq, wc, solicited);
+			if (due & SRDMA_CQ_ADDED)
+				srdma_queue_advance_consumer(&qp->rq.queue);
+		}
+		spin_unlock_irqrestore(&qp->rq.lock, flags);
+	}
+	srdma_cq_notify(qp->rcq, due);
+	if (posted && !(due & SRDMA_CQ_ADDED))
+		srdma_qp_error(qp, IB_EVENT_QP_FATAL);
+}
+
+/**
+ * srdma_resp_release() - drop what the responder holds: MR references,
+ * the message and the read under way
+ * @qp: the QP, its engine paused or running
+ */
+void srdma_resp_release(struct srdma_qp *qp)
+{
+	struct srdma_resp *resp = &qp->resp;
+
+	if (resp->mr)
+		srdma_mr_put(resp->mr);
+	if (resp->read_mr)
+		srdma_mr_put(resp->read_mr);
+	resp->mr = NULL;
+	resp->read_mr = NULL;
+	resp->read = NULL;
+	resp->msg = 0;
+}
+
+/* the QP is in ERR: a WQE taken from the SRQ completes as flushed */
+static void srdma_resp_abort(struct srdma_qp *qp)
+{
+	struct ib_wc wc = { .status = IB_WC_WR_FLUSH_ERR, .opcode = IB_WC_RECV };
+
+	srdma_resp_release(qp);
+	if (qp->resp.rwqe_valid && qp->resp.rwqe_srq)
+		srdma_resp_complete(qp, &wc, false);
+	qp->resp.rwqe_valid = false;
+}
+
+static void srdma_resp_start_read(struct srdma_qp *qp, struct srdma_res *res,
+				  struct srdma_mr *mr, u32 psn, u64 va, u32 len)
+{
+	struct srdma_resp *resp = &qp->resp;
+
+	if (resp->read_mr)
+		srdma_mr_put(resp->read_mr);
+	resp->read = res;
+	resp->read_mr = mr;
+	resp->read_psn = psn;
+	resp->read_va = va;
+	resp->read_resid = len;
+	resp->read_first = true;
+}
+
+/* send read responses, up to a budget; true if it sent any */
+static bool srdma_resp_send_read(struct srdma_qp *qp)
+{
+	struct srdma_dev *sdev = to_srdma_dev(qp->ibqp.device);
+	struct srdma_resp *resp = &qp->resp;
+	unsigned int budget = SRDMA_TASK_BUDGET;
+	struct srdma_aeth *aeth;
+	struct srdma_bth *bth;
+	struct sk_buff *skb;
+	bool progress = false, refused = true, last;
+	u8 opcode;
+	u32 n;
+
+	while (resp->read) {
+		if (!budget--) {
+			refused = false;	/* the engine comes back */
+			break;
+		}
+		n = min(qp->mtu_bytes, resp->read_resid);
+		last = resp->read_resid <= qp->mtu_bytes;
+		if (resp->read_first)
+			opcode = last ? IB_OPCODE_RC_RDMA_READ_RESPONSE_ONLY :
+					IB_OPCODE_RC_RDMA_READ_RESPONSE_FIRST;
+		else
+			opcode = last ? IB_OPCODE_RC_RDMA_READ_RESPONSE_LAST :
+					IB_OPCODE_RC_RDMA_READ_RESPONSE_MIDDLE;
+		skb = srdma_pkt_alloc(sdev, opcode, n, &bth);
+		if (!skb)
+			break;
+		if (srdma_op_flags(opcode) & SRDMA_OP_AETH) {
+			aeth = srdma_hdr(bth, SRDMA_OP_AETH);
+			aeth->smsn = srdma_aeth_make(SRDMA_AETH_ACK,
+						     SRDMA_AETH_CREDITS_NONE,
+						     resp->msn);
+		}
+		if (n)
+			srdma_mr_copy(resp->read_mr, resp->read_va,
+				      (u8 *)bth + srdma_op_hdr_bytes(opcode), n,
+				      false);
+		srdma_bth_init(bth, opcode, false, srdma_pad_bytes(n),
+			       qp->attr.dest_qp_num, false, resp->read_psn);
+		if (srdma_xmit(sdev, &qp->av, &qp->dst_cache, qp->src_port,
+			       skb))
+			break;
+		resp->read_psn = srdma_psn_add(resp->read_psn, 1);
+		resp->read_va += n;
+		resp->read_resid -= n;
+		resp->read_first = false;
+		progress = true;
+		if (last) {
+			if (resp->read_mr)
+				srdma_mr_put(resp->read_mr);
+			resp->read_mr = NULL;
+			resp->read = NULL;
+		}
+	}
+	if (resp->read && refused)
+		srdma_req_xmit_refused(qp);
+	return progress;
+}
+
+static enum srdma_resp_verdict srdma_resp_send(struct srdma_qp *qp,
+					       struct sk_buff *skb, u32 flags)
+{
+	struct srdma_bth *bth = (struct srdma_bth *)skb->data;
+	struct srdma_resp *resp = &qp->resp;
+	u32 len = srdma_pkt(skb)->paylen;
+	struct ib_wc wc = { .opcode = IB_WC_RECV };
+	u32 rkey;
+
+	if (!srdma_resp_take_rwqe(qp))
+		return SRDMA_RESP_RNR;
+	if ((u64)resp->placed + len > resp->rwqe_length)
+		return SRDMA_RESP_TOO_LONG;
+	if (srdma_sge_copy(qp, resp->rwqe->dma.sge, resp->rwqe->dma.num_sge,
+			   resp->placed,
+			   (u8 *)bth + srdma_op_hdr_bytes(bth->opcode), len,
+			   true))
+		return SRDMA_RESP_LOCAL;
+	resp->placed += len;
+	if (!(flags & SRDMA_OP_LAST)) {
+		resp->msg = SRDMA_OP_SEND;
+		return SRDMA_RESP_DONE;
+	}
+	if (flags & SRDMA_OP_IMMDT) {
+		wc.ex.imm_data = *(__be32 *)srdma_hdr(bth, SRDMA_OP_IMMDT);
+		wc.wc_flags |= IB_WC_WITH_IMM;
+	}
+	if (flags & SRDMA_OP_IETH) {
+		rkey = be32_to_cpu(*(__be32 *)srdma_hdr(bth, SRDMA_OP_IETH));
+		if (srdma_mr_invalidate(qp, rkey))
+			return SRDMA_RESP_INVALID;
+		wc.ex.invalidate_rkey = rkey;
+		wc.wc_flags |= IB_WC_WITH_INVALIDATE;
+	}
+	wc.byte_len = resp->placed;
+	resp->msg = 0;
+	resp->msn++;
+	srdma_resp_complete(qp, &wc, srdma_bth_se(bth));
+	return SRDMA_RESP_DONE;
+}
+
+static enum srdma_resp_verdict srdma_resp_write(struct srdma_qp *qp,
+						struct sk_buff *skb, u32 flags)
+{
+	struct srdma_bth *bth = (struct srdma_bth *)skb->data;
+	struct srdma_resp *resp = &qp->resp;
+	u32 len = srdma_pkt(skb)->paylen;
+	struct ib_wc wc = { .opcode = IB_WC_RECV_RDMA_WITH_IMM };
+	struct srdma_reth *reth;
+	struct srdma_mr *mr = NULL;
+	u64 va;
+	u32 dma_len;
+
+	/* before anything is written: a retry must find the same state */
+	if ((flags & SRDMA_OP_IMMDT) && !srdma_resp_take_rwqe(qp))
+		return SRDMA_RESP_RNR;
+	if (flags & SRDMA_OP_RETH) {
+		reth = srdma_hdr(bth, SRDMA_OP_RETH);
+		va = be64_to_cpu(reth->va);
+		dma_len = be32_to_cpu(reth->len);
+		if (dma_len > SRDMA_MAX_MSG_BYTES)
+			return SRDMA_RESP_INVALID;
+		if (dma_len && srdma_mr_lookup(qp, be32_to_cpu(reth->rkey), va,
+					       dma_len, IB_ACCESS_REMOTE_WRITE,
+					       &mr))
+			return SRDMA_RESP_ACCESS;
+		resp->mr = mr;
+		resp->va = va;
+		resp->resid = dma_len;
+		resp->write_length = dma_len;
+	}
+	if (len > resp->resid)
+		return SRDMA_RESP_INVALID;
+	if (len)
+		srdma_mr_copy(resp->mr, resp->va,
+			      (u8 *)bth + srdma_op_hdr_bytes(bth->opcode), len,
+			      true);
+	resp->va += len;
+	resp->resid -= len;
+	if (!(flags & SRDMA_OP_LAST)) {
+		resp->msg = SRDMA_OP_WRITE;
+		return SRDMA_RESP_DONE;
+	}
+	if (resp->resid)
+		return SRDMA_RESP_INVALID;
+	if (resp->mr)
+		srdma_mr_put(resp->mr);
+	resp->mr = NULL;
+	resp->msg = 0;
+	resp->msn++;
+	if (flags & SRDMA_OP_IMMDT) {
+		wc.ex.imm_data = *(__be32 *)srdma_hdr(bth, SRDMA_OP_IMMDT);
+		wc.wc_flags = IB_WC_WITH_IMM;
+		wc.byte_len = resp->write_length;
+		srdma_resp_complete(qp, &wc, srdma_bth_se(bth));
+	}
+	return SRDMA_RESP_DONE;
+}
+
+static struct srdma_res *srdma_resp_new_res(struct srdma_qp *qp)
+{
+	struct srdma_resp *resp = &qp->resp;
+	struct srdma_res *res = &resp->res[resp->res_next];
+
+	resp->res_next = (resp->res_next + 1) % resp->num_res;
+	return res;
+}
+
+static enum srdma_resp_verdict srdma_resp_read(struct srdma_qp *qp,
+					       struct sk_buff *skb)
+{
+	struct srdma_bth *bth = (struct srdma_bth *)skb->data;
+	struct srdma_reth *reth = srdma_hdr(bth, SRDMA_OP_RETH);
+	u32 psn = srdma_pkt(skb)->psn, len = be32_to_cpu(reth->len);
+	u64 va = be64_to_cpu(reth->va);
+	struct srdma_mr *mr = NULL;
+	struct srdma_res *res;
+
+	if (!qp->attr.max_dest_rd_atomic || len > SRDMA_MAX_MSG_BYTES)
+		return SRDMA_RESP_INVALID;
+	if (len && srdma_mr_lookup(qp, be32_to_cpu(reth->rkey), va, len,
+				   IB_ACCESS_REMOTE_READ, &mr))
+		return SRDMA_RESP_ACCESS;
+	res = srdma_resp_new_res(qp);
+	res->kind = SRDMA_RES_READ;
+	res->first_psn = psn;
+	res->npsn = max_t(u32, 1, DIV_ROUND_UP(len, qp->mtu_bytes));
+	res->va = va;
+	res->rkey = be32_to_cpu(reth->rkey);
+	res->length = len;
+	qp->resp.epsn = srdma_psn_add(psn, res->npsn);
+	qp->resp.msn++;
+	srdma_resp_start_read(qp, res, mr, psn, va, len);
+	return SRDMA_RESP_ANSWERED;
+}
+
+static enum srdma_resp_verdict srdma_resp_atomic(struct srdma_qp *qp,
+						 struct sk_buff *skb)
+{
+	struct srdma_bth *bth = (struct srdma_bth *)skb->data;
+	struct srdma_atmeth *atm = srdma_hdr(bth, SRDMA_OP_ATMETH);
+	u32 psn = srdma_pkt(skb)->psn;
+	u64 va = be64_to_cpu(atm->va);
+	struct srdma_res *res;
+	struct srdma_mr *mr;
+	u64 orig;
+
+	if (!qp->attr.max_dest_rd_atomic || !IS_ALIGNED(va, sizeof(u64)))
+		return SRDMA_RESP_INVALID;
+	if (srdma_mr_lookup(qp, be32_to_cpu(atm->rkey), va, sizeof(u64),
+			    IB_ACCESS_REMOTE_ATOMIC, &mr))
+		return SRDMA_RESP_ACCESS;
+	orig = srdma_mr_atomic(mr, va,
+			       bth->opcode == IB_OPCODE_RC_COMPARE_SWAP,
+			       be64_to_cpu(atm->swap_add),
+			       be64_to_cpu(atm->compare));
+	srdma_mr_put(mr);
+	res = srdma_resp_new_res(qp);
+	res->kind = SRDMA_RES_ATOMIC;
+	res->first_psn = psn;
+	res->npsn = 1;
+	res->orig = orig;
+	qp->resp.epsn = srdma_psn_add(psn, 1);
+	qp->resp.msn++;
+	srdma_resp_send_atomic_ack(qp, psn, orig);
+	return SRDMA_RESP_ANSWERED;
+}
+
+/* a request with the expected PSN */
+static enum srdma_resp_verdict srdma_resp_execute(struct srdma_qp *qp,
+						  struct sk_buff *skb)
+{
+	struct srdma_pkt *pkt = srdma_pkt(skb);
+	u32 flags = srdma_op_flags(pkt->opcode);
+	int access = qp->attr.qp_access_flags;
+
+	/* a packet continues the message under way, or starts one */
+	if (qp->resp.msg ? !(flags & qp->resp.msg) || (flags & SRDMA_OP_FIRST) :
+			   !(flags & SRDMA_OP_FIRST))
+		return SRDMA_RESP_INVALID;
+	/* every packet of a message but its last is full */
+	if ((flags & SRDMA_OP_PAYLOAD) &&
+	    (flags & SRDMA_OP_LAST ? pkt->paylen > qp->mtu_bytes :
+				     pkt->paylen != qp->mtu_bytes))
+		return SRDMA_RESP_INVALID;
+	if (flags & SRDMA_OP_SEND)
+		return srdma_resp_send(qp, skb, flags);
+	if (flags & SRDMA_OP_WRITE)
+		return access & IB_ACCESS_REMOTE_WRITE ?
+		       srdma_resp_write(qp, skb, flags) : SRDMA_RESP_INVALID;
+	if (flags & SRDMA_OP_READ)
+		return access & IB_ACCESS_REMOTE_READ ?
+		       srdma_resp_read(qp, skb) : SRDMA_RESP_INVALID;
+	return access & IB_ACCESS_REMOTE_ATOMIC ?
+	       srdma_resp_atomic(qp, skb) : SRDMA_RESP_INVALID;
+}
+
+static struct srdma_res *srdma_resp_find_res(struct srdma_qp *qp, u8 kind,
+					     u32 psn)
+{
+	struct srdma_res *res;
+	u32 i;
+
+	for (i = 0; i < qp->resp.num_res; i++) {
+		res = &qp->resp.res[i];
+		if (res->kind == kind &&
+		    srdma_psn_in_window(psn, res->first_psn, res->npsn))
+			return res;
+	}
+	return NULL;
+}
+
+/* a request older than the expected PSN: its answer got lost */
+static void srdma_resp_duplicate(struct srdma_qp *qp, struct sk_buff *skb)
+{
+	struct srdma_bth *bth = (struct srdma_bth *)skb->data;
+	u32 flags = srdma_op_flags(bth->opcode), psn = srdma_pkt(skb)->psn;
+	struct srdma_mr *mr = NULL;
+	struct srdma_reth *reth;
+	struct srdma_res *res;
+	u64 va, end;
+	u32 len;
+
+	srdma_count(to_srdma_dev(qp->ibqp.device), SRDMA_CNT_DUPLICATES);
+	if (flags & (SRDMA_OP_SEND | SRDMA_OP_WRITE)) {
+		qp->resp.ack_pending = true;
+		return;
+	}
+	if (flags & SRDMA_OP_ATOMIC) {
+		res = srdma_resp_find_res(qp, SRDMA_RES_ATOMIC, psn);
+		if (res)
+			srdma_resp_send_atomic_ack(qp, psn, res->orig);
+		return;
+	}
+	/* a read asked again, maybe for its tail only: answer from there */
+	res = srdma_resp_find_res(qp, SRDMA_RES_READ, psn);
+	if (!res)
+		return;
+	reth = srdma_hdr(bth, SRDMA_OP_RETH);
+	va = be64_to_cpu(reth->va);
+	len = be32_to_cpu(reth->len);
+	end = res->va + res->length;
+	if (be32_to_cpu(reth->rkey) != res->rkey || va < res->va ||
+	    va > end || len > end - va ||
+	    va - res->va != (u64)srdma_psn_diff(psn, res->first_psn) *
+			    qp->mtu_bytes)
+		return;
+	if (len && srdma_mr_lookup(qp, res->rkey, va, len,
+				   IB_ACCESS_REMOTE_READ, &mr))
+		return;
+	srdma_resp_start_read(qp, res, mr, psn, va, len);
+}
+
+static void srdma_resp_fail(struct srdma_qp *qp, u32 psn,
+			    enum srdma_resp_verdict verdict)
+{
+	static const struct {
+		u8 nak;
+		u8 status;
+		u8 event;
+	} fail[] = {
+		[SRDMA_RESP_INVALID] = { SRDMA_NAK_INVALID_REQUEST,
+					 IB_WC_REM_INV_REQ_ERR,
+					 IB_EVENT_QP_REQ_ERR },
+		[SRDMA_RESP_TOO_LONG] = { SRDMA_NAK_INVALID_REQUEST,
+					  IB_WC_LOC_LEN_ERR,
+					  IB_EVENT_QP_REQ_ERR },
+		[SRDMA_RESP_ACCESS] = { SRDMA_NAK_REMOTE_ACCESS,
+					IB_WC_REM_ACCESS_ERR,
+					IB_EVENT_QP_ACCESS_ERR },
+		[SRDMA_RESP_LOCAL] = { SRDMA_NAK_REMOTE_OP,
+				       IB_WC_LOC_PROT_ERR,
+				       IB_EVENT_QP_FATAL },
+	};
+	struct ib_wc wc = {
+		.status = fail[verdict].status,
+		.opcode = IB_WC_RECV,
+	};
+
+	srdma_count(to_srdma_dev(qp->ibqp.device), SRDMA_CNT_LOCAL_ERRORS);
+	srdma_resp_send_ack(qp, SRDMA_AETH_NAK, fail[verdict].nak, psn);
+	srdma_resp_release(qp);
+	if (qp->resp.rwqe_valid)
+		srdma_resp_complete(qp, &wc, false);
+	srdma_qp_error(qp, fail[verdict].event);
+}
+
+static void srdma_resp_pkt(struct srdma_qp *qp, struct sk_buff *skb)
+{
+	struct srdma_dev *sdev = to_srdma_dev(qp->ibqp.device);
+	struct srdma_resp *resp = &qp->resp;
+	u32 psn = srdma_pkt(skb)->psn;
+	s32 d = srdma_psn_diff(psn, resp->epsn);
+	enum srdma_resp_verdict verdict;
+
+	if (d < 0) {
+		srdma_resp_duplicate(qp, skb);
+		return;
+	}
+	if (d > 0) {
+		srdma_count(sdev, SRDMA_CNT_DROP_OUT_OF_SEQ);
+		if (!resp->nak_sent &&
+		    !srdma_resp_send_ack(qp, SRDMA_AETH_NAK, SRDMA_NAK_PSN_SEQ,
+					 resp->epsn)) {
+			resp->nak_sent = true;
+			srdma_count(sdev, SRDMA_CNT_SEQ_NAKS_SENT);
+		}
+		return;
+	}
+	verdict = srdma_resp_execute(qp, skb);
+	switch (verdict) {
+	case SRDMA_RESP_DONE:
+		resp->epsn = srdma_psn_add(psn, 1);
+		if (srdma_bth_ackreq((struct srdma_bth *)skb->data))
+			resp->ack_pending = true;
+		fallthrough;
+	case SRDMA_RESP_ANSWERED:
+		resp->nak_sent = false;
+		break;
+	case SRDMA_RESP_RNR:
+		/* nothing changed: the retry finds the same state */
+		if (!srdma_resp_send_ack(qp, SRDMA_AETH_RNR_NAK,
+					 qp->attr.min_rnr_timer, psn))
+			srdma_count(sdev, SRDMA_CNT_RNR_NAKS_SENT);
+		resp->nak_sent = true;
+		break;
+	default:
+		srdma_resp_fail(qp, psn, verdict);
+		break;
+	}
+}
+
+/**
+ * srdma_resp_run() - execute received requests, up to a budget
+ * @qp: the QP
+ *
+ * Read responses under way go first: requests wait for them, in order.
+ *
+ * Return: true if it did anything.
+ */
+bool srdma_resp_run(struct srdma_qp *qp)
+{
+	enum ib_qp_state state = srdma_qp_state(qp);
+	unsigned int budget = SRDMA_TASK_BUDGET;
+	bool progress = false;
+	struct sk_buff *skb;
+
+	if (qp->ibqp.qp_type != IB_QPT_RC || state < IB_QPS_RTR ||
+	    state == IB_QPS_ERR) {
+		skb_queue_purge(&qp->resp_pkts);
+		if (state == IB_QPS_ERR)
+			srdma_resp_abort(qp);
+		return false;
+	}
+	if (qp->resp.read) {
+		progress = srdma_resp_send_read(qp);
+		if (qp->resp.read)
+			return progress;
+	}
+	while (budget-- && (skb = skb_dequeue(&qp->resp_pkts))) {
+		srdma_resp_pkt(qp, skb);
+		kfree_skb(skb);
+		progress = true;
+		if (qp->resp.read || srdma_qp_state(qp) == IB_QPS_ERR)
+			break;
+	}
+	return srdma_resp_flush_ack(qp) || progress;
+}

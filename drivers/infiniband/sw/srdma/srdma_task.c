@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * The engine of a QP (completer, responder, requester) runs in one place at
+ * a time. Whoever has new work for it (a received packet, a doorbell, a
+ * post, a timer) kicks the task: if no one runs the engine, the kicker runs
+ * it inline, with bottom halves disabled; otherwise the runner sees the
+ * kick and goes round once more. A runner that has done SRDMA_TASK_BUDGET
+ * steps hands the rest to a work item, so that one busy QP does not keep a
+ * softirq or a system call for itself.
+ *
+ * Different QPs run on different CPUs at the same time; there is no lock
+ * on this path, only the RUNNING and MORE bits.
+ */
+#include "srdma.h"
+
+static struct workqueue_struct *srdma_engine_wq;
+
+/* one pass over the engine; true if it did anything */
+static bool srdma_engine_step(struct srdma_qp *qp)
+{
+	bool progress = false;
+
+	if (test_and_clear_bit(SRDMA_EV_RETRY, &qp->events)) {
+		srdma_comp_retry_timer(qp);
+		progress = true;
+	}
+	if (test_and_clear_bit(SRDMA_EV_RNR, &qp->events)) {
+		srdma_comp_rnr_timer(qp);
+		progress = true;
+	}
+	progress |= srdma_comp_run(qp);
+	progress |= srdma_resp_run(qp);
+	progress |= srdma_req_run(qp);
+	return progress;
+}
+
+/* run the engine; the caller holds SRDMA_TASK_RUNNING */
+static void srdma_task_run(struct srdma_qp *qp)
+{
+	struct srdma_task *t = &qp->task;
+	unsigned int budget = SRDMA_TASK_BUDGET;
+
+	local_bh_disable();
+	do {
+		clear_bit(SRDMA_TASK_MORE, &t->flags);
+		smp_mb__after_atomic();
+		while (!test_bit(SRDMA_TASK_PAUSED, &t->flags) &&
+		       srdma_engine_step(qp)) {
+			if (--budget)
+				continue;
+			/* the work item goes on, still RUNNING */
+			queue_work(srdma_engine_wq, &t->work);
+			local_bh_enable();
+			return;
+		}
+		clear_bit_unlock(SRDMA_TASK_RUNNING, &t->flags);
+		smp_mb__after_atomic();
+	} while (test_bit(SRDMA_TASK_MORE, &t->flags) &&
+		 !test_bit(SRDMA_TASK_PAUSED, &t->flags) &&
+		 !test_and_set_bit_lock(SRDMA_TASK_RUNNING, &t->flags));
+	local_bh_enable();
+}
+
+static void srdma_task_work(struct work_struct *work)
+{
+	srdma_task_run(container_of(work, struct srdma_qp, task.work));
+}
+
+/**
+ * srdma_task_kick() - the engine of @qp has work: run it, or make sure its
+ * runner sees the work
+ * @qp: the QP
+ *
+ * Callable from any context; with interrupts disabled the engine runs from
+ * the work item.
+ */
+void srdma_task_kick(struct srdma_qp *qp)
+{
+	struct srdma_task *t = &qp->task;
+
+	set_bit(SRDMA_TASK_MORE, &t->flags);
+	smp_mb__after_atomic();
+	if (test_bit(SRDMA_TASK_PAUSED, &t->flags) ||
+	    test_and_set_bit_lock(SRDMA_TASK_RUNNING, &t->flags))
+		return;
+	if (irqs_disabled() || in_hardirq())
+		queue_work(srdma_engine_wq, &t->work);
+	else
+		srdma_task_run(qp);
+}
+
+/**
+ * srdma_task_pause() - stop the engine of @qp and wait until it is idle
+ * @qp: the QP
+ *
+ * From then until srdma_task_resume() kicks do nothing and the timers are
+ * stopped: modify_qp and destroy change the engine's state safely.
+ */
+void srdma_task_pause(struct srdma_qp *qp)
+{
+	struct srdma_task *t = &qp->task;
+
+	might_sleep();
+	set_bit(SRDMA_TASK_PAUSED, &t->flags);
+	smp_mb__after_atomic();
+	while (test_bit(SRDMA_TASK_RUNNING, &t->flags)) {
+		flush_work(&t->work);
+		usleep_range(10, 50);
+	}
+	srdma_timers_cancel(qp);
+}
+
+/**
+ * srdma_task_resume() - let the engine of @qp run again, and kick it
+ * @qp: the QP
+ */
+void srdma_task_resume(struct srdma_qp *qp)
+{
+	clear_bit(SRDMA_TASK_PAUSED, &qp->task.flags);
+	srdma_task_kick(qp);
+}
+
+/**
+ * srdma_task_setup() - prepare the task of a new QP
+ * @qp: the QP
+ */
+void srdma_task_setup(struct srdma_qp *qp)
+{
+	qp->task.flags = 0;
+	INIT_WORK(&qp->task.work, srdma_task_work);
+}
+
+int srdma_task_init(void)
+{
+	/* storage consumers (nvme-rdma) run over srdma: reclaim must progress */
+	srdma_engine_wq = alloc_workqueue("srdma", WQ_HIGHPRI | WQ_MEM_RECLAIM, 0);
+	return srdma_engine_wq ? 0 : -ENOMEM;
+}
+
+void srdma_task_exit(void)
+{
+	destroy_workqueue(srdma_engine_wq);
+}

@@ -1,0 +1,280 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * KUnit: the RoCEv2 wire format (srdma_hdr.h, srdma_opcode.c,
+ * srdma_icrc.c) and the RC timer arithmetic (srdma_timer.c).
+ *
+ * The ICRC vectors are packets rdma_rxe (Linux 6.1) put on the wire between
+ * two VMs, captured with tcpdump: IPv4 header onwards, ICRC included.
+ */
+#include <kunit/test.h>
+#include <kunit/visibility.h>
+#include <linux/ip.h>
+#include <linux/udp.h>
+#include <asm/unaligned.h>
+
+#include "srdma.h"
+
+
+/* the header bytes of each opcode, written out from IBTA 9.2 by hand */
+struct hdr_case {
+	const char *name;
+	u8 opcode;
+	u8 hdr_bytes;
+	u32 flags;
+};
+
+#define HC(op, bytes, f) \
+	{ .name = #op, .opcode = IB_OPCODE_##op, .hdr_bytes = bytes, .flags = f }
+
+static const struct hdr_case hdr_cases[] = {
+	HC(RC_SEND_FIRST, 12, SRDMA_OP_REQ | SRDMA_OP_SEND | SRDMA_OP_FIRST),
+	HC(RC_SEND_MIDDLE, 12, SRDMA_OP_REQ | SRDMA_OP_SEND | SRDMA_OP_MIDDLE),
+	HC(RC_SEND_LAST, 12, SRDMA_OP_REQ | SRDMA_OP_SEND | SRDMA_OP_LAST),
+	HC(RC_SEND_LAST_WITH_IMMEDIATE, 16, SRDMA_OP_LAST | SRDMA_OP_IMMDT),
+	HC(RC_SEND_ONLY, 12, SRDMA_OP_ONLY),
+	HC(RC_SEND_ONLY_WITH_IMMEDIATE, 16, SRDMA_OP_ONLY | SRDMA_OP_IMMDT),
+	HC(RC_RDMA_WRITE_FIRST, 28, SRDMA_OP_WRITE | SRDMA_OP_RETH),
+	HC(RC_RDMA_WRITE_MIDDLE, 12, SRDMA_OP_WRITE | SRDMA_OP_MIDDLE),
+	HC(RC_RDMA_WRITE_LAST, 12, SRDMA_OP_WRITE | SRDMA_OP_LAST),
+	HC(RC_RDMA_WRITE_LAST_WITH_IMMEDIATE, 16, SRDMA_OP_IMMDT),
+	HC(RC_RDMA_WRITE_ONLY, 28, SRDMA_OP_ONLY | SRDMA_OP_RETH),
+	HC(RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE, 32,
+	   SRDMA_OP_RETH | SRDMA_OP_IMMDT),
+	HC(RC_RDMA_READ_REQUEST, 28, SRDMA_OP_REQ | SRDMA_OP_READ),
+	HC(RC_RDMA_READ_RESPONSE_FIRST, 16, SRDMA_OP_AETH | SRDMA_OP_PAYLOAD),
+	HC(RC_RDMA_READ_RESPONSE_MIDDLE, 12, SRDMA_OP_PAYLOAD),
+	HC(RC_RDMA_READ_RESPONSE_LAST, 16, SRDMA_OP_AETH | SRDMA_OP_LAST),
+	HC(RC_RDMA_READ_RESPONSE_ONLY, 16, SRDMA_OP_AETH | SRDMA_OP_ONLY),
+	HC(RC_ACKNOWLEDGE, 16, SRDMA_OP_ACK | SRDMA_OP_AETH),
+	HC(RC_ATOMIC_ACKNOWLEDGE, 24, SRDMA_OP_AETH | SRDMA_OP_ATMACK),
+	HC(RC_COMPARE_SWAP, 40, SRDMA_OP_REQ | SRDMA_OP_ATMETH),
+	HC(RC_FETCH_ADD, 40, SRDMA_OP_REQ | SRDMA_OP_ATMETH),
+	HC(RC_SEND_LAST_WITH_INVALIDATE, 16, SRDMA_OP_IETH),
+	HC(RC_SEND_ONLY_WITH_INVALIDATE, 16, SRDMA_OP_IETH | SRDMA_OP_ONLY),
+	HC(UC_SEND_ONLY, 12, SRDMA_OP_ONLY | SRDMA_OP_SEND),
+	HC(UC_RDMA_WRITE_ONLY_WITH_IMMEDIATE, 32,
+	   SRDMA_OP_RETH | SRDMA_OP_IMMDT),
+	HC(UD_SEND_ONLY, 20, SRDMA_OP_DETH | SRDMA_OP_ONLY),
+	HC(UD_SEND_ONLY_WITH_IMMEDIATE, 24, SRDMA_OP_DETH | SRDMA_OP_IMMDT),
+};
+
+static void hdr_case_to_desc(const struct hdr_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(hdr, hdr_cases, hdr_case_to_desc);
+
+/* the table's sizes and kinds, and a BTH built and read back */
+static void wire_opcode_test(struct kunit *test)
+{
+	const struct hdr_case *c = test->param_value;
+	u8 buf[64] = {};
+	struct srdma_bth *bth = (struct srdma_bth *)buf;
+	u32 flags = srdma_op_flags(c->opcode);
+
+	KUNIT_EXPECT_EQ(test, srdma_op_hdr_bytes(c->opcode), c->hdr_bytes);
+	KUNIT_EXPECT_EQ(test, flags & c->flags, c->flags);
+	/* the last extension header ends where the payload starts */
+	if (flags & SRDMA_OP_IMMDT)
+		KUNIT_EXPECT_EQ(test, srdma_op_hdr_offset(c->opcode,
+							  SRDMA_OP_IMMDT) + 4,
+				(unsigned int)c->hdr_bytes);
+	if (flags & SRDMA_OP_RETH)
+		KUNIT_EXPECT_EQ(test, srdma_op_hdr_offset(c->opcode,
+							  SRDMA_OP_RETH),
+				(flags & SRDMA_OP_DETH) ? 20U : 12U);
+	if (flags & SRDMA_OP_ATMACK)
+		KUNIT_EXPECT_EQ(test, srdma_op_hdr_offset(c->opcode,
+							  SRDMA_OP_ATMACK), 16U);
+
+	srdma_bth_init(bth, c->opcode, true, 3, 0xabcdef, true, 0xfedcba);
+	KUNIT_EXPECT_EQ(test, bth->opcode, c->opcode);
+	KUNIT_EXPECT_TRUE(test, srdma_bth_se(bth));
+	KUNIT_EXPECT_EQ(test, srdma_bth_pad(bth), 3U);
+	KUNIT_EXPECT_EQ(test, srdma_bth_tver(bth), 0U);
+	KUNIT_EXPECT_EQ(test, srdma_bth_qpn(bth), 0xabcdefU);
+	KUNIT_EXPECT_TRUE(test, srdma_bth_ackreq(bth));
+	KUNIT_EXPECT_EQ(test, srdma_bth_psn(bth), 0xfedcbaU);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(bth->pkey), 0xffff);
+
+	srdma_bth_init(bth, c->opcode, false, 0, 0x1000001, false, 0x1000002);
+	KUNIT_EXPECT_FALSE(test, srdma_bth_se(bth));
+	KUNIT_EXPECT_FALSE(test, srdma_bth_ackreq(bth));
+	KUNIT_EXPECT_EQ(test, srdma_bth_qpn(bth), 1U);	/* 24 bits only */
+	KUNIT_EXPECT_EQ(test, srdma_bth_psn(bth), 2U);
+	KUNIT_EXPECT_EQ(test, buf[4], 0);	/* reserved byte stays 0 */
+}
+
+/* opcodes that are not in the table are refused by their flags */
+static void wire_unknown_opcodes_test(struct kunit *test)
+{
+	static const u8 unknown[] = { 0x15, 0x18, 0x1f, 0x2c, 0x40, 0x4c,
+				      0x63, 0x66, 0x80, 0xff };
+	int i, known = 0;
+
+	for (i = 0; i < ARRAY_SIZE(unknown); i++)
+		KUNIT_EXPECT_EQ_MSG(test, srdma_op_flags(unknown[i]), 0U,
+				    "opcode %#x", unknown[i]);
+	for (i = 0; i < 256; i++)
+		known += !!srdma_op_flags(i);
+	/* 23 RC, 12 UC, 2 UD */
+	KUNIT_EXPECT_EQ(test, known, 37);
+}
+
+static void wire_aeth_test(struct kunit *test)
+{
+	__be32 smsn = srdma_aeth_make(SRDMA_AETH_NAK, SRDMA_NAK_REMOTE_ACCESS,
+				      0x1234567);
+
+	KUNIT_EXPECT_EQ(test, srdma_aeth_type(smsn), SRDMA_AETH_NAK);
+	KUNIT_EXPECT_EQ(test, srdma_aeth_value(smsn), SRDMA_NAK_REMOTE_ACCESS);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(smsn) & SRDMA_AETH_MSN_MASK,
+			0x234567U);
+	smsn = srdma_aeth_make(SRDMA_AETH_RNR_NAK, 14, 7);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(smsn), 0x2e000007U);
+	smsn = srdma_aeth_make(SRDMA_AETH_ACK, SRDMA_AETH_CREDITS_NONE, 1);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(smsn), 0x1f000001U);
+	KUNIT_EXPECT_EQ(test, srdma_pad_bytes(0), 0U);
+	KUNIT_EXPECT_EQ(test, srdma_pad_bytes(1), 3U);
+	KUNIT_EXPECT_EQ(test, srdma_pad_bytes(4094), 2U);
+}
+
+struct icrc_case {
+	const char *name;
+	u8 opcode;
+	u32 psn;
+	unsigned int len;	/* IP header to ICRC, both included */
+	const u8 *pkt;
+};
+
+/* rdma_rxe's ACK of PSN 0x595651, MSN 1 */
+static const u8 icrc_ack[] = {
+	0x45, 0x00, 0x00, 0x30, 0x19, 0x45, 0x40, 0x00, 0x40, 0x11, 0x95, 0x50,
+	0xc6, 0x12, 0x00, 0x02, 0xc6, 0x12, 0x00, 0x01, 0xc1, 0x21, 0x12, 0xb7,
+	0x00, 0x1c, 0x00, 0x00, 0x11, 0x00, 0xff, 0xff, 0x00, 0x00, 0x00, 0x11,
+	0x00, 0x59, 0x56, 0x51, 0x1f, 0x00, 0x00, 0x01, 0xcf, 0x8a, 0x23, 0x50,
+};
+
+/* rdma_rxe's RDMA READ request of 3000 bytes */
+static const u8 icrc_read[] = {
+	0x45, 0x00, 0x00, 0x3c, 0xfe, 0x21, 0x40, 0x00, 0x40, 0x11, 0xb0, 0x67,
+	0xc6, 0x12, 0x00, 0x01, 0xc6, 0x12, 0x00, 0x02, 0xc1, 0x69, 0x12, 0xb7,
+	0x00, 0x28, 0x00, 0x00, 0x0c, 0x00, 0xff, 0xff, 0x00, 0x00, 0x00, 0x13,
+	0x80, 0xda, 0xbe, 0xae, 0x00, 0x00, 0x55, 0xfc, 0xca, 0xc8, 0x30, 0x00,
+	0x00, 0x00, 0x04, 0x9c, 0x00, 0x00, 0x0b, 0xb8, 0x1c, 0x16, 0xef, 0x79,
+};
+
+/* rdma_rxe's FETCH_ADD of 1 */
+static const u8 icrc_fetch_add[] = {
+	0x45, 0x00, 0x00, 0x48, 0x1d, 0x9b, 0x40, 0x00, 0x40, 0x11, 0x90, 0xe2,
+	0xc6, 0x12, 0x00, 0x01, 0xc6, 0x12, 0x00, 0x02, 0xc1, 0x90, 0x12, 0xb7,
+	0x00, 0x34, 0x00, 0x00, 0x14, 0x00, 0xff, 0xff, 0x00, 0x00, 0x00, 0x14,
+	0x80, 0x26, 0xd8, 0x45, 0x00, 0x00, 0x55, 0xa9, 0xb0, 0x98, 0x00, 0x00,
+	0x00, 0x00, 0x05, 0xa5, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x76, 0x56, 0x5c, 0x85,
+};
+
+static const struct icrc_case icrc_cases[] = {
+	{ "rxe_ack", IB_OPCODE_RC_ACKNOWLEDGE, 0x595651, sizeof(icrc_ack),
+	  icrc_ack },
+	{ "rxe_read_request", IB_OPCODE_RC_RDMA_READ_REQUEST, 0xdabeae,
+	  sizeof(icrc_read), icrc_read },
+	{ "rxe_fetch_add", IB_OPCODE_RC_FETCH_ADD, 0x26d845,
+	  sizeof(icrc_fetch_add), icrc_fetch_add },
+};
+
+static void icrc_case_to_desc(const struct icrc_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(icrc, icrc_cases, icrc_case_to_desc);
+
+#define L4_OFFSET	(sizeof(struct iphdr) + sizeof(struct udphdr))
+
+static u32 icrc_of(const u8 *pkt, unsigned int len)
+{
+	return srdma_icrc(pkt, false, (const struct srdma_bth *)(pkt + L4_OFFSET),
+			  len - L4_OFFSET - SRDMA_ICRC_BYTES);
+}
+
+/* rxe's packets parse as expected and their ICRC is what srdma computes */
+static void wire_icrc_vector_test(struct kunit *test)
+{
+	const struct icrc_case *c = test->param_value;
+	const struct srdma_bth *bth = (const void *)(c->pkt + L4_OFFSET);
+	u8 pkt[128];
+
+	KUNIT_ASSERT_LE(test, c->len, sizeof(pkt));
+	KUNIT_EXPECT_EQ(test, bth->opcode, c->opcode);
+	KUNIT_EXPECT_EQ(test, srdma_bth_psn(bth), c->psn);
+	KUNIT_EXPECT_EQ(test, L4_OFFSET + srdma_op_hdr_bytes(c->opcode) +
+			SRDMA_ICRC_BYTES, c->len);
+	KUNIT_EXPECT_EQ(test, icrc_of(c->pkt, c->len),
+			get_unaligned_le32(c->pkt + c->len - SRDMA_ICRC_BYTES));
+
+	/* what routers may change is masked: TOS, TTL, checksums, FECN */
+	memcpy(pkt, c->pkt, c->len);
+	pkt[1] ^= 0xfc;				/* TOS */
+	pkt[8] = 1;				/* TTL */
+	pkt[10] ^= 0x5a;			/* IP header checksum */
+	pkt[26] = 0x12;				/* UDP checksum */
+	pkt[L4_OFFSET + 4] = 0x80;		/* FECN */
+	KUNIT_EXPECT_EQ(test, icrc_of(pkt, c->len), icrc_of(c->pkt, c->len));
+
+	/* what they may not change is covered */
+	memcpy(pkt, c->pkt, c->len);
+	pkt[15] ^= 1;				/* source address */
+	KUNIT_EXPECT_NE(test, icrc_of(pkt, c->len), icrc_of(c->pkt, c->len));
+	memcpy(pkt, c->pkt, c->len);
+	pkt[L4_OFFSET + 11] ^= 1;		/* PSN */
+	KUNIT_EXPECT_NE(test, icrc_of(pkt, c->len), icrc_of(c->pkt, c->len));
+	memcpy(pkt, c->pkt, c->len);
+	pkt[c->len - SRDMA_ICRC_BYTES - 1] ^= 0x10;	/* last header byte */
+	KUNIT_EXPECT_NE(test, icrc_of(pkt, c->len), icrc_of(c->pkt, c->len));
+}
+
+static void timer_ack_timeout_test(struct kunit *test)
+{
+	u8 t;
+
+	KUNIT_EXPECT_EQ(test, srdma_ack_timeout_ns(0), 0ULL);	/* infinite */
+	KUNIT_EXPECT_EQ(test, srdma_ack_timeout_ns(1), 8192ULL);
+	KUNIT_EXPECT_EQ(test, srdma_ack_timeout_ns(14), 67108864ULL);
+	KUNIT_EXPECT_EQ(test, srdma_ack_timeout_ns(31), 4096ULL << 31);
+	for (t = 2; t <= 31; t++)
+		KUNIT_EXPECT_EQ(test, srdma_ack_timeout_ns(t),
+				2 * srdma_ack_timeout_ns(t - 1));
+}
+
+static void timer_rnr_delay_test(struct kunit *test)
+{
+	u8 t;
+
+	KUNIT_EXPECT_EQ(test, srdma_rnr_delay_ns(0), 655360000ULL);
+	KUNIT_EXPECT_EQ(test, srdma_rnr_delay_ns(1), 10000ULL);
+	KUNIT_EXPECT_EQ(test, srdma_rnr_delay_ns(12), 640000ULL);
+	KUNIT_EXPECT_EQ(test, srdma_rnr_delay_ns(14), 1280000ULL);
+	KUNIT_EXPECT_EQ(test, srdma_rnr_delay_ns(31), 491520000ULL);
+	for (t = 2; t <= 31; t++)
+		KUNIT_EXPECT_GT(test, srdma_rnr_delay_ns(t),
+				srdma_rnr_delay_ns(t - 1));
+}
+
+static struct kunit_case wire_cases[] = {
+	KUNIT_CASE_PARAM(wire_opcode_test, hdr_gen_params),
+	KUNIT_CASE(wire_unknown_opcodes_test),
+	KUNIT_CASE(wire_aeth_test),
+	KUNIT_CASE_PARAM(wire_icrc_vector_test, icrc_gen_params),
+	KUNIT_CASE(timer_ack_timeout_test),
+	KUNIT_CASE(timer_rnr_delay_test),
+	{}
+};
+
+static struct kunit_suite wire_suite = {
+	.name = "srdma_wire",
+	.test_cases = wire_cases,
+};
+
+kunit_test_suite(wire_suite);
