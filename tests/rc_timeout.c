@@ -30,21 +30,24 @@
  *
  * Each row is measured REPS times (default 3) with fresh QPs (connected by
  * rc_pair.h); the median is reported (and min..max); the first row of a
- * table is measured once more first, untimed, to warm up. A row that sees
- * no completion within twice the expected time plus one second is reported
- * as "none" and not repeated.
+ * table is measured once more first, untimed, to warm up. A repetition
+ * that sees no completion within twice the expected time plus one second
+ * counts as "without"; if the first one does, the row is reported as
+ * "none" and not repeated.
  * Tables are printed as TAP diagnostics ("# | ..."), one per mode.
  *
  * Without -a, only the completions are checked: a row may end without a
  * completion (reported), but a completion must have the expected status.
- * With -a, every row must complete with that status and its median must be
- * within max(PCT %, MS ms) of the expected time (default 5,1); two rows in
- * a row without any completion end the run (Bail out). With -l as well,
- * the upper bound grows by the timer latency of this machine (the median
- * overshoot of clock_nanosleep() for the same delay, measured before the
- * rows) for each timer expiry of the row: under TCG, on a shared host, a
- * perfect hrtimer is still observed late by that much each time. RNR rows
- * also allow their R + 1 round trips on the upper side.
+ * With -a, every row must complete with that status, no repetition may
+ * be earlier than the expected time less max(PCT %, MS ms) (default 5,1),
+ * and the fastest must be within that much after it: a host that stalls
+ * the guest only ever adds time, so the best repetition shows what the
+ * timer does. Two rows in a row without any completion end the run (Bail
+ * out). With -l as well, the upper bound grows by the timer latency of
+ * this machine (the least overshoot of clock_nanosleep() for the same
+ * delay, measured before the rows) for each timer expiry of the row: under
+ * TCG a perfect hrtimer is still observed late by that much. RNR rows also
+ * allow their R + 1 round trips on the upper side.
  *
  * The poll loop calls sched_yield() when the CQ is empty, so that on a
  * single CPU the kernel's softirq and worker threads still run promptly.
@@ -107,7 +110,7 @@ struct row {
 	double expected_ms;
 	double ms[MAX_REPS];
 	unsigned int n;			/* repetitions that completed */
-	bool none;			/* a repetition saw no completion */
+	unsigned int nones;		/* repetitions that saw no completion */
 	bool bad_status;		/* a completion had another status */
 	enum ibv_wc_status status;	/* the last one seen */
 };
@@ -141,6 +144,28 @@ static int cmp_double(const void *a, const void *b)
 	double x = *(const double *)a, y = *(const double *)b;
 
 	return (x > y) - (x < y);
+}
+
+static double minimum(const double *v, unsigned int n)
+{
+	double m = v[0];
+	unsigned int i;
+
+	for (i = 1; i < n; i++)
+		if (v[i] < m)
+			m = v[i];
+	return m;
+}
+
+static double maximum(const double *v, unsigned int n)
+{
+	double m = v[0];
+	unsigned int i;
+
+	for (i = 1; i < n; i++)
+		if (v[i] > m)
+			m = v[i];
+	return m;
 }
 
 static double median(const double *v, unsigned int n)
@@ -227,7 +252,7 @@ static void row_add(struct row *r, int got, double ms,
 		    enum ibv_wc_status status, enum ibv_wc_status want)
 {
 	if (got == 0) {
-		r->none = true;
+		r->nones++;
 		return;
 	}
 	r->status = status;
@@ -245,9 +270,8 @@ static void print_header(const char *what)
 
 static void print_row(const char *label, const struct row *r)
 {
-	double m, lo, hi;
-	unsigned int i;
-	char ratio[32];
+	char ratio[32], nones[32] = "";
+	double m;
 
 	if (!r->n) {
 		diag("| %s | %.3f | none | - | no completion in %.0f ms |",
@@ -255,27 +279,23 @@ static void print_row(const char *label, const struct row *r)
 		return;
 	}
 	m = median(r->ms, r->n);
-	lo = r->ms[0];
-	hi = lo;
-	for (i = 1; i < r->n; i++) {
-		if (r->ms[i] < lo)
-			lo = r->ms[i];
-		if (r->ms[i] > hi)
-			hi = r->ms[i];
-	}
+	if (r->nones)
+		snprintf(nones, sizeof(nones), ", %u without", r->nones);
 	if (r->expected_ms > 0)
 		snprintf(ratio, sizeof(ratio), "%.3f", m / r->expected_ms);
 	else
 		snprintf(ratio, sizeof(ratio), "-");
 	diag("| %s | %.3f | %.3f | %s | %.3f..%.3f%s |", label, r->expected_ms,
-	     m, ratio, lo, hi, r->none ? ", then none" : "");
+	     m, ratio, minimum(r->ms, r->n), maximum(r->ms, r->n), nones);
 }
 
 /*
  * check_row() - the TAP line of one row; see the top of the file. @late_ms
  * is what the row may take beyond the timers: round trips, and with -l the
- * latency of this machine's timers. It widens the upper bound only: a
- * timer must never expire early.
+ * latency of this machine's timers. A busy host only ever makes a guest
+ * late, so the assertion takes the fastest repetition against the upper
+ * bound (the timer can be that precise) and against the lower bound (no
+ * repetition may be early).
  */
 static void check_row(const struct opts *o, const char *label,
 		      const struct row *r, enum ibv_wc_status want,
@@ -289,26 +309,26 @@ static void check_row(const struct opts *o, const char *label,
 			diag("saw %s", ibv_wc_status_str(r->status));
 		return;
 	}
-	if (!r->n || r->none || r->bad_status) {
-		check(false, "%s: %s every time", label,
-		      ibv_wc_status_str(want));
+	if (!r->n || r->bad_status) {
+		check(false, "%s: %s", label, ibv_wc_status_str(want));
 		if (r->bad_status)
 			diag("saw %s", ibv_wc_status_str(r->status));
 		else
-			diag("%u of %u repetitions completed", r->n, o->reps);
+			diag("no completion in %u repetitions", r->nones);
 		return;
 	}
-	m = median(r->ms, r->n);
+	m = minimum(r->ms, r->n);
 	b = bound_ms(o, r->expected_ms);
 	check(m >= r->expected_ms - b && m <= r->expected_ms + b + late_ms,
-	      "%s: %s after %.3f ms, expected %.3f (-%.3f, +%.3f) ms", label,
-	      ibv_wc_status_str(want), m, r->expected_ms, b, b + late_ms);
+	      "%s: %s after %.3f ms (best of %u), expected %.3f (-%.3f, +%.3f) ms",
+	      label, ibv_wc_status_str(want), m, r->n, r->expected_ms, b,
+	      b + late_ms);
 }
 
 /*
- * timer_latency() - how late this machine's timers are for a delay of
- * @ms: the median overshoot of LATENCY_REPS clock_nanosleep() calls (an
- * hrtimer, then a wakeup); 0 without -l
+ * timer_latency() - how late this machine's timers are at least for a
+ * delay of @ms: the smallest overshoot of LATENCY_REPS clock_nanosleep()
+ * calls (an hrtimer, then a wakeup); 0 without -l
  */
 static double timer_latency(const struct opts *o, double ms)
 {
@@ -327,10 +347,10 @@ static double timer_latency(const struct opts *o, double ms)
 		clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL);
 		late[i] = (now_ns() - t0) / 1e6 - ms;
 	}
-	m = median(late, LATENCY_REPS);
+	m = minimum(late, LATENCY_REPS);
 	if (m < 0)
 		m = 0;
-	diag("timer latency here for %.3f ms: %.3f ms (median of %u clock_nanosleep)",
+	diag("timer latency here for %.3f ms: %.3f ms (least of %u clock_nanosleep)",
 	     ms, m, LATENCY_REPS);
 	return m;
 }
@@ -409,7 +429,7 @@ static int run_row(const struct opts *o, const struct trial *t, bool warm_up,
 
 	if (warm_up && trial_run(t, wait_ns, &ms, &st) < 0)
 		return -1;
-	for (rep = 0; rep < o->reps && !r->none; rep++) {
+	for (rep = 0; rep < o->reps && !(r->nones && !r->n); rep++) {
 		st = IBV_WC_SUCCESS;
 		ms = 0;
 		got = trial_run(t, wait_ns, &ms, &st);

@@ -19,7 +19,7 @@
 # RC_TIMER_STRICT=1 drops that allowance). rdma_rxe's rows are only
 # reported (jiffies timers; its retry_cnt 7 retries for ever). A table of
 # clock_nanosleep() in this guest comes first: the best any timer here can
-# do. RC_TIMER_DRIVERS (default "srdma rxe") and RC_TIMER_REPS (default 3)
+# do. RC_TIMER_DRIVERS (default "srdma rxe") and RC_TIMER_REPS (default 5)
 # choose what runs.
 prog=$(dirname "$0")/../../tests/bin/rc_timeout
 if [ ! -x "$prog" ]; then
@@ -30,7 +30,7 @@ fi
 
 drivers=${RC_TIMER_DRIVERS:-srdma rxe}
 bound=${RC_TIMER_BOUND:-5,1}
-reps=${RC_TIMER_REPS:-3}
+reps=${RC_TIMER_REPS:-5}
 strict=-l
 [ "${RC_TIMER_STRICT:-0}" = 1 ] && strict=
 peer_ip=198.18.0.2
