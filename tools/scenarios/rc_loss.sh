@@ -91,7 +91,7 @@ rxe_self_over_veth() {
 # "-"); the output is kept in $SRDMA_RESULTS
 perf() {
 	local test=$1 dev=$2 pdev=$3 log=$SRDMA_RESULTS/$4 ns=() bw
-	local args=(-s 65536 -n 64 -F -p $port)
+	local args=(-s 65536 -n 64 -F -p "$port")
 	[ -n "$peer_ns" ] && ns=(ip netns exec "$peer_ns")
 	port=$((port + 1))
 	timeout 70 "${ns[@]}" "$test" "${args[@]}" -d "$pdev" -x "$(gid_index "$pdev")" \
