@@ -119,9 +119,13 @@ if [ ${#scenarios[@]} = 0 ]; then
 	done
 fi
 run_scenario() {
-	local s=$1 f=tools/scenarios/$1.sh peer=()
+	local s=$1 f=tools/scenarios/$1.sh peer=() limit=() t
 	head -3 "$f" | grep -q '^# topology: two' && peer=(--peer "bash $f")
-	if tools/vm/run --results "$out/$s" "${peer[@]}" -- bash "$f" > "$out/$s.log" 2>&1; then
+	# "# timeout: SECONDS" in the first lines: a longer wall time than
+	# tools/vm/run's default
+	t=$(head -5 "$f" | sed -n 's/^# timeout: \([0-9][0-9]*\)$/\1/p')
+	[ -n "$t" ] && limit=(--timeout "$t")
+	if tools/vm/run --results "$out/$s" "${peer[@]}" "${limit[@]}" -- bash "$f" > "$out/$s.log" 2>&1; then
 		echo ok > "$out/$s.status"
 	else
 		echo failed > "$out/$s.status"
