@@ -846,7 +846,6 @@ static void vt_srq_posts_resizes_and_limits(struct kunit *test)
 	ib_destroy_srq(srq);
 }
 
-
 /* RC transport: two QPs of the test device connected to each other */
 struct vt_rc_opts {
 	u32 dest_qpn;		/* 0: the other QP */

@@ -14,7 +14,6 @@
 
 #include "srdma.h"
 
-
 /* the header bytes of each opcode, written out from IBTA 9.2 by hand */
 struct hdr_case {
 	const char *name;

@@ -176,9 +176,9 @@ static void srdma_comp_nak(struct srdma_qp *qp, u32 psn, u8 code)
 		return;
 	}
 	srdma_count(sdev, SRDMA_CNT_REMOTE_ERRORS);
-	srdma_comp_fail(qp, code < ARRAY_SIZE(srdma_nak_status) &&
-			    srdma_nak_status[code] ? srdma_nak_status[code] :
-			    IB_WC_REM_OP_ERR);
+	if (code >= ARRAY_SIZE(srdma_nak_status) || !srdma_nak_status[code])
+		code = SRDMA_NAK_REMOTE_OP;	/* reserved codes */
+	srdma_comp_fail(qp, srdma_nak_status[code]);
 }
 
 /*

@@ -124,12 +124,10 @@ enum srdma_op_flags {
  * struct srdma_opcode_info - one transport opcode
  * @name: for debug messages and tracepoints
  * @flags: enum srdma_op_flags; 0 for an opcode srdma does not know
- * @hdr_bytes: BTH and extension headers
  */
 struct srdma_opcode_info {
 	const char *name;
 	u32 flags;
-	u8 hdr_bytes;
 };
 
 extern const struct srdma_opcode_info srdma_opcodes[256];
@@ -139,13 +137,14 @@ static inline u32 srdma_op_flags(u8 opcode)
 	return srdma_opcodes[opcode].flags;
 }
 
-static inline unsigned int srdma_op_hdr_bytes(u8 opcode)
-{
-	return srdma_opcodes[opcode].hdr_bytes;
-}
-
 /* offset from the BTH of extension header @which (one SRDMA_OP_* bit) */
 unsigned int srdma_op_hdr_offset(u8 opcode, u32 which);
+
+/* bytes of the BTH and the extension headers: where the payload starts */
+static inline unsigned int srdma_op_hdr_bytes(u8 opcode)
+{
+	return srdma_op_hdr_offset(opcode, SRDMA_OP_PAYLOAD);
+}
 
 static inline void *srdma_hdr(struct srdma_bth *bth, u32 which)
 {

@@ -43,6 +43,7 @@ static void srdma_task_run(struct srdma_qp *qp)
 	local_bh_disable();
 	do {
 		clear_bit(SRDMA_TASK_MORE, &t->flags);
+		/* look at the work after clearing MORE, not before */
 		smp_mb__after_atomic();
 		while (!test_bit(SRDMA_TASK_PAUSED, &t->flags) &&
 		       srdma_engine_step(qp)) {
@@ -54,6 +55,7 @@ static void srdma_task_run(struct srdma_qp *qp)
 			return;
 		}
 		clear_bit_unlock(SRDMA_TASK_RUNNING, &t->flags);
+		/* pairs with srdma_task_kick(): a MORE set now is seen below */
 		smp_mb__after_atomic();
 	} while (test_bit(SRDMA_TASK_MORE, &t->flags) &&
 		 !test_bit(SRDMA_TASK_PAUSED, &t->flags) &&
@@ -79,6 +81,7 @@ void srdma_task_kick(struct srdma_qp *qp)
 	struct srdma_task *t = &qp->task;
 
 	set_bit(SRDMA_TASK_MORE, &t->flags);
+	/* MORE before looking at RUNNING: pairs with srdma_task_run() */
 	smp_mb__after_atomic();
 	if (test_bit(SRDMA_TASK_PAUSED, &t->flags) ||
 	    test_and_set_bit_lock(SRDMA_TASK_RUNNING, &t->flags))
@@ -102,6 +105,7 @@ void srdma_task_pause(struct srdma_qp *qp)
 
 	might_sleep();
 	set_bit(SRDMA_TASK_PAUSED, &t->flags);
+	/* a runner that starts from now on sees PAUSED */
 	smp_mb__after_atomic();
 	while (test_bit(SRDMA_TASK_RUNNING, &t->flags)) {
 		flush_work(&t->work);
