@@ -14,6 +14,8 @@ packages=(
 	# userspace clients, run inside the VMs from this machine's root
 	ibverbs-utils ibverbs-providers rdmacm-utils perftest
 	libibverbs-dev librdmacm-dev
+	# make bench: the bandwidth plot
+	python3-matplotlib
 )
 
 missing=()
