@@ -9,6 +9,9 @@
 #   make check           install what is missing, build, run every test;
 #                        ends with "N passed, N failed"
 #   make demo            boot two VMs and show srdma as a user sees it
+#   make bench           perftest on srdma and rdma_rxe in one VM of the plain
+#                        kernel; table, target lines, results/bench/*.png
+#                        (BENCH_QUICK=1: a short run)
 #   make clean
 
 KDIR ?=
@@ -20,7 +23,7 @@ else
 KDIR_CMD = "$(KDIR)"
 endif
 
-.PHONY: all modules check demo clean
+.PHONY: all modules check demo bench clean
 
 all: modules
 
@@ -34,6 +37,9 @@ check:
 
 demo:
 	tools/demo/demo.sh
+
+bench:
+	tools/bench/bench.sh
 
 clean:
 	rm -rf .tmp_versions Module.symvers modules.order .kdir

@@ -146,3 +146,24 @@ device_on_veth_with_peer() {
 	check "rdma link add $dev" rdma link add "$dev" type "${SRDMA_REF:-srdma}" netdev veth0
 	check "port active" wait_until 5 port_is "$dev" ACTIVE
 }
+
+# roce_ipv4_gid DEVICE: print the index of the device's RoCEv2 GID that
+# holds an IPv4 address (::ffff:a.b.c.d), what perftest's -x and
+# ibv_rc_pingpong's -g want. Shell builtins only: a port has hundreds of GID
+# slots and an exec per slot costs seconds in a guest.
+roce_ipv4_gid() {
+	local port=/sys/class/infiniband/$1/ports/1 f gid type
+	for f in "$port"/gids/*; do
+		read -r gid < "$f" 2> /dev/null || continue
+		case $gid in 0000:0000:0000:0000:0000:ffff:*) ;; *) continue ;; esac
+		read -r type < "$port/gid_attrs/types/${f##*/}" 2> /dev/null || continue
+		if [ "$type" = "RoCE v2" ]; then
+			echo "${f##*/}"
+			return 0
+		fi
+	done
+	return 1
+}
+
+# tcp_listening PORT: a socket listens on TCP PORT in this namespace
+tcp_listening() { ss -Hltn "sport = :$1" | grep -q .; }

@@ -1,0 +1,56 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+#
+# make bench: perftest RC bandwidth and latency on srdma, then on rdma_rxe,
+# in one VM of the plain (non-debug) test kernel, the same topology for both
+# (tools/bench/guest.sh); then, on this machine, a side-by-side table, the
+# target lines and plots (tools/bench/report.py).
+#
+#   tools/bench/bench.sh                  the full bench, about 12 minutes
+#   BENCH_QUICK=1 tools/bench/bench.sh    two sizes per test, short runs
+#
+# Results in results/bench/: bench.csv (every run), compare.csv (the table),
+# bandwidth.png, latency.png, bench-info.txt, and a/ (the VM's output, the
+# perftest logs in a/logs/, dmesg).
+# Other settings: BENCH_DRIVERS, BENCH_BW_SIZES, BENCH_LAT_SIZES,
+# BENCH_DURATION, BENCH_LAT_ITERS (see guest.sh); BENCH_SMP, the VM's CPUs
+# (default 2: with one, both perftest processes share a CPU and latency is
+# the scheduler's); BENCH_TIMEOUT, seconds for the whole VM (default 1800).
+#
+# Exit status: 0 if the VM ran cleanly and the report was made, whatever the
+# figures; 1 otherwise (for example a kernel WARN during the runs).
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$repo"
+out=$repo/results/bench
+
+tools/deps.sh
+# Benchmarks run on the plain kernel. tools/vm/run refuses a module built for
+# the other flavour; make check rebuilds it for the debug kernel itself.
+make -s FLAVOUR=plain modules
+
+# The guest's command line: the BENCH_* settings given here, quoted.
+cmd=
+for v in BENCH_QUICK BENCH_DRIVERS BENCH_BW_SIZES BENCH_LAT_SIZES \
+	 BENCH_DURATION BENCH_LAT_ITERS; do
+	[ -n "${!v:-}" ] && cmd+="$v=$(printf %q "${!v}") "
+done
+cmd+="bash tools/bench/guest.sh"
+
+rm -rf "$out"
+mkdir -p "$out"
+# Show the guest's progress as it goes (its output reaches the host's
+# results directory line by line).
+tail -n +1 -F "$out/a/output.log" 2> /dev/null &
+follower=$!
+status=0
+tools/vm/run --flavour plain --smp "${BENCH_SMP:-2}" \
+	--timeout "${BENCH_TIMEOUT:-1800}" --quiet --results "$out" -- "$cmd" ||
+	status=1
+sleep 1		# let tail print the last lines
+kill "$follower" 2> /dev/null || true
+wait "$follower" 2> /dev/null || true
+
+echo
+tools/bench/report.py "$out" || status=1
+exit $status

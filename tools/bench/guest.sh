@@ -1,0 +1,166 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+#
+# make bench, inside the VM: perftest RC bandwidth and latency on srdma, then
+# on rdma_rxe, in the same topology: one RDMA device on veth0 (MTU 9000)
+# whose peer veth1 answers ARP from namespace "peer", and perftest's server
+# and client both on that device (the client connects to 198.18.0.1).
+# rdma_rxe serves only the initial namespace, so this loopback is the one
+# topology both drivers can run in one VM.
+#
+# Writes $SRDMA_SHARED/bench.csv (driver,test,size,value,unit,status; status
+# ok, failed or skipped, value "-" unless ok) and bench-info.txt, and keeps
+# every perftest output in $SRDMA_RESULTS/logs/. A test that fails or hangs
+# (timeout(1) around every run) is recorded as failed and the bench goes on;
+# after two failures in a row, the test's larger sizes are skipped on that
+# driver. Exits 0 unless the topology cannot be set up.
+#
+# Environment (tools/bench/bench.sh passes it in):
+#   BENCH_QUICK=1                    two sizes per test, short runs
+#   BENCH_DRIVERS                    default "srdma rxe"
+#   BENCH_BW_SIZES BENCH_LAT_SIZES   message sizes in bytes
+#   BENCH_DURATION                   seconds per bandwidth run (perftest -D)
+#   BENCH_LAT_ITERS                  iterations per latency run (perftest -n)
+
+. tools/scenarios/lib.sh
+
+if [ "${BENCH_QUICK:-0}" = 1 ]; then
+	bw_sizes=${BENCH_BW_SIZES:-"4096 65536"}
+	lat_sizes=${BENCH_LAT_SIZES:-"2 4096"}
+	duration=${BENCH_DURATION:-1}
+	lat_iters=${BENCH_LAT_ITERS:-200}
+else
+	bw_sizes=${BENCH_BW_SIZES:-"64 256 1024 4096 16384 65536 262144 1048576"}
+	lat_sizes=${BENCH_LAT_SIZES:-"2 8 32 128 512 2048 8192 32768 65536"}
+	duration=${BENCH_DURATION:-2}
+	lat_iters=${BENCH_LAT_ITERS:-1000}
+fi
+drivers=${BENCH_DRIVERS:-"srdma rxe"}
+bw_tests="ib_write_bw ib_send_bw ib_read_bw"
+lat_tests="ib_send_lat ib_write_lat ib_read_lat"
+bw_limit=$((duration + 20))	# seconds a bandwidth run may take, setup included
+lat_limit=25			# the same for a latency run
+max_fails=2
+csv=$SRDMA_SHARED/bench.csv
+logs=$SRDMA_RESULTS/logs
+port=18515			# each run takes the next TCP port
+
+# perftest TEST SIZE LIMIT LOG ARGS...: one perftest run on $dev: the server
+# in the background, then the client once the server listens, each under
+# timeout(1). Outputs in LOG.server and LOG.client; the client's status.
+perftest() {
+	local test=$1 size=$2 limit=$3 log=$4 args rc
+	shift 4
+	port=$((port + 1))
+	args=(-d "$dev" -x "$gid" -s "$size" -p "$port" -F "$@")
+	timeout -k 5 $((limit + 5)) "$test" "${args[@]}" > "$log.server" 2>&1 &
+	server=$!
+	if ! wait_until 15 server_ready; then
+		echo "bench: the server did not listen on port $port" >> "$log.client"
+		kill "$server" 2> /dev/null
+		wait "$server"
+		return 1
+	fi
+	timeout -k 5 "$limit" "$test" "${args[@]}" 198.18.0.1 > "$log.client" 2>&1
+	rc=$?
+	[ $rc = 124 ] && echo "bench: timed out after ${limit}s" >> "$log.client"
+	# The server ends with a client that ran; not always with one that failed.
+	[ $rc = 0 ] || kill "$server" 2> /dev/null
+	wait "$server"
+	return $rc
+}
+server_ready() { tcp_listening "$port" || ! kill -0 "$server" 2> /dev/null; }
+
+# result COLUMN HEADER FILE: the figure in COLUMN of perftest's result line,
+# the numeric line that follows the header holding HEADER. A run in which no
+# message completed (#iterations 0: perftest still prints a line of zeros
+# when its -D time ends) has no figure.
+result() {
+	awk -v col="$1" -v hdr="$2" '
+		seen && $1 ~ /^[0-9]+$/ {
+			if ($2 > 0 && $col > 0) { print $col; found = 1 }
+			else print "bench: no message completed" >> FILENAME
+			exit
+		}
+		index($0, "#bytes") && index($0, hdr) { seen = 1 }
+		END { exit !found }' "$3"
+}
+
+record() {	# record TEST SIZE VALUE UNIT STATUS
+	echo "$driver,$1,$2,$3,$4,$5" >> "$csv"
+	printf '%-6s %-12s %8s  %s\n' "$driver" "$1" "$2" \
+		"$([ "$5" = ok ] && echo "$3 $4" || echo "$5")"
+}
+
+# run_sizes TEST SIZES: TEST at each size on $dev ($up = 0: no device)
+run_sizes() {
+	local test=$1 sizes=$2 size log value fails=0 col hdr unit limit opts
+	case $test in
+	*_bw) col=4 hdr="BW average[MB/sec]" unit=MB/s limit=$bw_limit
+	      opts=(-D "$duration") ;;
+	*_lat) col=5 hdr="t_typical[usec]" unit=us limit=$lat_limit
+	       opts=(-n "$lat_iters") ;;
+	esac
+	for size in $sizes; do
+		if [ "$up" = 0 ] || [ $fails -ge $max_fails ]; then
+			record "$test" "$size" - "$unit" skipped
+			continue
+		fi
+		log=$logs/$driver-$test-$size
+		if perftest "$test" "$size" "$limit" "$log" "${opts[@]}" &&
+		   value=$(result "$col" "$hdr" "$log.client"); then
+			record "$test" "$size" "$value" "$unit" ok
+			fails=0
+		else
+			record "$test" "$size" - "$unit" failed
+			fails=$((fails + 1))
+		fi
+	done
+}
+
+bench_driver() {	# bench_driver srdma|rxe
+	local type=$1 module=$1 test start
+	driver=$1
+	dev=${driver}0
+	[ "$driver" = rxe ] && module=rdma_rxe
+	echo "bench: rdma link add $dev type $type netdev veth0"
+	up=0
+	if rdma link add "$dev" type "$type" netdev veth0 &&
+	   wait_until 10 port_is "$dev" ACTIVE &&
+	   wait_until 10 roce_ipv4_gid "$dev"; then
+		gid=$(roce_ipv4_gid "$dev")
+		up=1
+		echo "bench: $dev: port ACTIVE, active MTU" \
+			"$(ibv_devinfo -d "$dev" | awk '/active_mtu/ { print $2 }'), GID index $gid"
+	else
+		echo "bench: no usable $dev: its tests are recorded as skipped"
+	fi
+	start=$SECONDS
+	for test in $bw_tests; do run_sizes "$test" "$bw_sizes"; done
+	for test in $lat_tests; do run_sizes "$test" "$lat_sizes"; done
+	echo "bench: $driver: $((SECONDS - start)) s"
+	rdma link delete "$dev" 2> /dev/null
+	# srdma and rdma_rxe both claim UDP port 4791: only one at a time
+	modprobe -r "$module" || echo "bench: modprobe -r $module failed"
+}
+
+set -e
+mkdir -p "$logs"
+echo "driver,test,size,value,unit,status" > "$csv"
+{
+	echo "kernel $(uname -r) (plain), $(nproc) vCPU(s), QEMU TCG"
+	echo "perftest $(dpkg-query -W -f '${Version}' perftest)"
+	echo "bandwidth: -D $duration s per run; latency: -n $lat_iters iterations"
+	echo "sizes: bandwidth $bw_sizes; latency $lat_sizes"
+} > "$SRDMA_SHARED/bench-info.txt"
+cat "$SRDMA_SHARED/bench-info.txt"
+
+veth_pair
+ip link set veth0 mtu 9000
+ip link set veth1 mtu 9000
+peer_netns
+load_uverbs
+set +e
+
+for d in $drivers; do bench_driver "$d"; done
+echo "bench: done"

@@ -1,0 +1,162 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+#
+# make bench, on the host: read DIR/bench.csv (written by tools/bench/guest.sh)
+# and print srdma and rdma_rxe side by side, then the target lines; write
+# DIR/compare.csv and the plots DIR/bandwidth.png and DIR/latency.png.
+#
+#   tools/bench/report.py results/bench
+#
+# Runs with Debian's python3 (python3-matplotlib, from tools/deps.sh).
+
+import csv
+import math
+import os
+import sys
+
+DRIVERS = ("srdma", "rxe")
+NAMES = {"srdma": "srdma", "rxe": "rdma_rxe"}
+BW_TESTS = ("ib_write_bw", "ib_send_bw", "ib_read_bw")
+LAT_TESTS = ("ib_send_lat", "ib_write_lat", "ib_read_lat")
+
+
+def human(size):
+    """64 -> 64B, 65536 -> 64KiB, 1048576 -> 1MiB"""
+    for unit, shift in (("MiB", 20), ("KiB", 10)):
+        if size >= 1 << shift and size % (1 << shift) == 0:
+            return f"{size >> shift}{unit}"
+    return f"{size}B"
+
+
+def load(path):
+    """{(driver, test, size): (value or None, status)}, sizes per test"""
+    runs, sizes = {}, {}
+    with open(path, newline="") as f:
+        for row in csv.DictReader(f):
+            size = int(row["size"])
+            value = float(row["value"]) if row["status"] == "ok" else None
+            runs[(row["driver"], row["test"], size)] = (value, row["status"])
+            sizes.setdefault(row["test"], [])
+            if size not in sizes[row["test"]]:
+                sizes[row["test"]].append(size)
+    return runs, sizes
+
+
+def cell(run):
+    if run is None:
+        return "-"
+    value, status = run
+    return f"{value:.2f}" if value is not None else status
+
+
+def value(runs, driver, test, size):
+    return runs.get((driver, test, size), (None, "-"))[0]
+
+
+def ratio(runs, test, size):
+    s, r = value(runs, "srdma", test, size), value(runs, "rxe", test, size)
+    return s / r if s is not None and r else None
+
+
+def table(runs, sizes, out):
+    rows = []
+    print(f"{'test':<13} {'size':>7} {'srdma':>10} {'rdma_rxe':>10} {'srdma/rxe':>10}")
+    for tests, unit in ((BW_TESTS, "MB/s"), (LAT_TESTS, "us")):
+        for test in tests:
+            for size in sizes.get(test, []):
+                r = ratio(runs, test, size)
+                cells = [cell(runs.get((d, test, size))) for d in DRIVERS]
+                rtext = f"{r:.2f}" if r is not None else "-"
+                print(f"{test:<13} {human(size):>7} {cells[0]:>10} {cells[1]:>10} {rtext:>10}")
+                rows.append([test, size, unit] + cells + [rtext])
+    print("(bandwidth: perftest's BW average in MB/s, MB = 2^20 bytes;"
+          " latency: t_typical in us; failed/skipped/-: no figure)")
+    with open(out, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["test", "size", "unit", "srdma", "rxe", "srdma/rxe"])
+        w.writerows(rows)
+
+
+def verdict(ok):
+    return "no figure" if ok is None else ("met" if ok else "NOT met")
+
+
+def fmt(x):
+    return "-" if x is None else f"{x:.2f}"
+
+
+def targets(runs):
+    print()
+    for test in ("ib_write_bw", "ib_send_bw"):
+        s, r = value(runs, "srdma", test, 65536), ratio(runs, test, 65536)
+        ok = None if r is None else r >= 2
+        print(f"{test} 64KiB: srdma {fmt(s)} MB/s = {fmt(r)} x rdma_rxe"
+              f" (target >= 2x): {verdict(ok)}")
+    s, r = value(runs, "srdma", "ib_send_lat", 2), value(runs, "rxe", "ib_send_lat", 2)
+    ok = None if s is None or r is None else s <= r
+    print(f"ib_send_lat 2B: srdma {fmt(s)} us vs rdma_rxe {fmt(r)} us"
+          f" (target <=): {verdict(ok)}")
+
+
+def plot(runs, sizes, tests, ylabel, title, path, logy):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(9, 5.5))
+    styles = {"srdma": ("-", "o"), "rxe": ("--", "s")}
+    for i, test in enumerate(tests):
+        for driver in DRIVERS:
+            pts = [(s, value(runs, driver, test, s)) for s in sizes.get(test, [])]
+            pts = [(s, v) for s, v in pts if v is not None]
+            line, marker = styles[driver]
+            label = f"{NAMES[driver]} {test}" + ("" if pts else " (no result)")
+            ax.plot([s for s, _ in pts], [v for _, v in pts], line,
+                    marker=marker, color=f"C{i}", label=label)
+    all_sizes = sorted({s for t in tests for s in sizes.get(t, [])})
+    ax.set_xscale("log", base=2)
+    if all_sizes:
+        ax.set_xticks(all_sizes)
+        ax.set_xticklabels([human(s) for s in all_sizes], rotation=45)
+        ax.set_xlim(all_sizes[0] / math.sqrt(2), all_sizes[-1] * math.sqrt(2))
+    if logy:
+        ax.set_yscale("log")
+    ax.set_xlabel("message size")
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize="small")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit("usage: report.py RESULTS_DIR")
+    out = sys.argv[1]
+    path = os.path.join(out, "bench.csv")
+    if not os.path.exists(path):
+        sys.exit(f"report: no {path}: the bench did not run (see {out}/a/)")
+    info = os.path.join(out, "bench-info.txt")
+    if os.path.exists(info):
+        with open(info) as f:
+            print(f.read().rstrip())
+        print("topology: one device on veth0 (MTU 9000), perftest server and"
+              " client on it\n")
+    runs, sizes = load(path)
+    table(runs, sizes, os.path.join(out, "compare.csv"))
+    targets(runs)
+    where = "loopback on veth0, MTU 9000"
+    plot(runs, sizes, BW_TESTS, "MB/s (2^20 bytes/s)",
+         f"perftest RC bandwidth, srdma vs rdma_rxe ({where})",
+         os.path.join(out, "bandwidth.png"), False)
+    plot(runs, sizes, LAT_TESTS, "typical latency (us)",
+         f"perftest RC latency, srdma vs rdma_rxe ({where})",
+         os.path.join(out, "latency.png"), True)
+    print(f"\nplots: {out}/bandwidth.png {out}/latency.png;"
+          f" table: {out}/compare.csv")
+
+
+if __name__ == "__main__":
+    main()
