@@ -44,12 +44,24 @@ mkdir -p "$out"
 tail -n +1 -F "$out/a/output.log" 2> /dev/null &
 follower=$!
 status=0
+read -r load_before _ < /proc/loadavg
 tools/vm/run --flavour plain --smp "${BENCH_SMP:-2}" \
-	--timeout "${BENCH_TIMEOUT:-1800}" --quiet --results "$out" -- "$cmd" ||
-	status=1
+	--timeout "${BENCH_TIMEOUT:-1800}" --quiet --results "$out" -- "$cmd" \
+	> "$out/vm-run.log" 2>&1 || status=1
 sleep 1		# let tail print the last lines
 kill "$follower" 2> /dev/null || true
 wait "$follower" 2> /dev/null || true
+cat "$out/vm-run.log"
+
+# TCG guests on a busy host lose their CPUs for milliseconds at a time:
+# say so next to the figures (the bench's own vCPUs count for about smp).
+read -r _ load _ < /proc/loadavg
+echo "host: $(nproc) cores, load average $load_before before the VM," \
+	"$load (5 min) after it" >> "$out/bench-info.txt"
+if [ "$(echo "$load > $(nproc) + ${BENCH_SMP:-2}" | bc)" = 1 ]; then
+	echo "note: the host was busy during the bench: the figures are noisy;" \
+		"run it again on an idle machine" >> "$out/bench-info.txt"
+fi
 
 echo
 tools/bench/report.py "$out" || status=1
