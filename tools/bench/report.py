@@ -121,6 +121,8 @@ def plot(runs, sizes, tests, ylabel, title, path, logy):
         ax.set_xlim(all_sizes[0] / math.sqrt(2), all_sizes[-1] * math.sqrt(2))
     if logy:
         ax.set_yscale("log")
+    else:
+        ax.set_ylim(bottom=0)
     ax.set_xlabel("message size")
     ax.set_ylabel(ylabel)
     ax.set_title(title)
