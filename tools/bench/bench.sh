@@ -12,10 +12,11 @@
 # Results in results/bench/: bench.csv (every run), compare.csv (the table),
 # bandwidth.png, latency.png, bench-info.txt, and a/ (the VM's output, the
 # perftest logs in a/logs/, dmesg).
-# Other settings: BENCH_DRIVERS, BENCH_BW_SIZES, BENCH_LAT_SIZES,
-# BENCH_DURATION, BENCH_LAT_ITERS (see guest.sh); BENCH_SMP, the VM's CPUs
-# (default 2: with one, both perftest processes share a CPU and latency is
-# the scheduler's); BENCH_TIMEOUT, seconds for the whole VM (default 1800).
+# Other settings: BENCH_DRIVERS, BENCH_TESTS, BENCH_BW_SIZES,
+# BENCH_LAT_SIZES, BENCH_DURATION, BENCH_LAT_ITERS, BENCH_REPEAT (see
+# guest.sh); BENCH_SMP, the VM's CPUs (default 2: with one, both perftest
+# processes share a CPU and latency is the scheduler's); BENCH_TIMEOUT,
+# seconds for the whole VM (default 1800).
 #
 # Exit status: 0 if the VM ran cleanly and the report was made, whatever the
 # figures; 1 otherwise (for example a kernel WARN during the runs).
@@ -31,8 +32,8 @@ make -s FLAVOUR=plain modules
 
 # The guest's command line: the BENCH_* settings given here, quoted.
 cmd=
-for v in BENCH_QUICK BENCH_DRIVERS BENCH_BW_SIZES BENCH_LAT_SIZES \
-	 BENCH_DURATION BENCH_LAT_ITERS; do
+for v in BENCH_QUICK BENCH_DRIVERS BENCH_TESTS BENCH_BW_SIZES \
+	 BENCH_LAT_SIZES BENCH_DURATION BENCH_LAT_ITERS BENCH_REPEAT; do
 	[ -n "${!v:-}" ] && cmd+="$v=$(printf %q "${!v}") "
 done
 cmd+="bash tools/bench/guest.sh"

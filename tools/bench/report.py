@@ -58,16 +58,19 @@ def ratio(runs, test, size):
     return s / r if s is not None and r else None
 
 
+ROW = "{:<13} {:>7} {:>10} {:>10} {:>10}"
+
+
 def table(runs, sizes, out):
     rows = []
-    print(f"{'test':<13} {'size':>7} {'srdma':>10} {'rdma_rxe':>10} {'srdma/rxe':>10}")
+    print(ROW.format("test", "size", "srdma", "rdma_rxe", "srdma/rxe"))
     for tests, unit in ((BW_TESTS, "MB/s"), (LAT_TESTS, "us")):
         for test in tests:
             for size in sizes.get(test, []):
                 r = ratio(runs, test, size)
                 cells = [cell(runs.get((d, test, size))) for d in DRIVERS]
                 rtext = f"{r:.2f}" if r is not None else "-"
-                print(f"{test:<13} {human(size):>7} {cells[0]:>10} {cells[1]:>10} {rtext:>10}")
+                print(ROW.format(test, human(size), *cells, rtext))
                 rows.append([test, size, unit] + cells + [rtext])
     print("(bandwidth: perftest's BW average in MB/s, MB = 2^20 bytes;"
           " latency: t_typical in us; failed/skipped/-: no figure)")
@@ -92,7 +95,8 @@ def targets(runs):
         ok = None if r is None else r >= 2
         print(f"{test} 64KiB: srdma {fmt(s)} MB/s = {fmt(r)} x rdma_rxe"
               f" (target >= 2x): {verdict(ok)}")
-    s, r = value(runs, "srdma", "ib_send_lat", 2), value(runs, "rxe", "ib_send_lat", 2)
+    s = value(runs, "srdma", "ib_send_lat", 2)
+    r = value(runs, "rxe", "ib_send_lat", 2)
     ok = None if s is None or r is None else s <= r
     print(f"ib_send_lat 2B: srdma {fmt(s)} us vs rdma_rxe {fmt(r)} us"
           f" (target <=): {verdict(ok)}")
@@ -107,7 +111,8 @@ def plot(runs, sizes, tests, ylabel, title, path, logy):
     styles = {"srdma": ("-", "o"), "rxe": ("--", "s")}
     for i, test in enumerate(tests):
         for driver in DRIVERS:
-            pts = [(s, value(runs, driver, test, s)) for s in sizes.get(test, [])]
+            pts = [(s, value(runs, driver, test, s))
+                   for s in sizes.get(test, [])]
             pts = [(s, v) for s, v in pts if v is not None]
             line, marker = styles[driver]
             label = f"{NAMES[driver]} {test}" + ("" if pts else " (no result)")
