@@ -6,7 +6,7 @@
 # (tools/bench/guest.sh); then, on this machine, a side-by-side table, the
 # target lines and plots (tools/bench/report.py).
 #
-#   tools/bench/bench.sh                  the full bench, about 12 minutes
+#   tools/bench/bench.sh                  the full bench, 11 to 17 minutes
 #   BENCH_QUICK=1 tools/bench/bench.sh    two sizes per test, short runs
 #
 # Results in results/bench/: bench.csv (every run), compare.csv (the table),
