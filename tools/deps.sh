@@ -14,6 +14,10 @@ packages=(
 	# userspace clients, run inside the VMs from this machine's root
 	ibverbs-utils ibverbs-providers rdmacm-utils perftest
 	libibverbs-dev librdmacm-dev
+	# RoCEv2 captures (rc_interop); tshark's one debconf question
+	# (wireshark-common/install-setuid) takes its default, false, with
+	# DEBIAN_FRONTEND=noninteractive
+	tcpdump tshark
 )
 
 missing=()
