@@ -146,3 +146,190 @@ device_on_veth_with_peer() {
 	check "rdma link add $dev" rdma link add "$dev" type "${SRDMA_REF:-srdma}" netdev veth0
 	check "port active" wait_until 5 port_is "$dev" ACTIVE
 }
+
+# RC traffic between a server and a client of one of Debian's stock tools
+# (ibv_*_pingpong, perftest): rc_tools, rc_two_hosts and rc_interop.
+
+# rocev2_gid_index DEVICE IPV4: print the index of port 1's RoCEv2 GID that
+# holds the IPv4 address (::ffff:a.b.c.d); fails if there is none.
+rocev2_gid_index() {
+	local dev=$1 port=/sys/class/infiniband/$1/ports/1 a b c d want gid type f
+	IFS=. read -r a b c d <<< "$2"
+	printf -v want '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' "$a" "$b" "$c" "$d"
+	for f in "$port"/gids/*; do
+		read -r gid < "$f" && [ "$gid" = "$want" ] || continue
+		# an unused entry has no type: reading it fails with EINVAL
+		read -r type 2> /dev/null < "$port/gid_attrs/types/${f##*/}" || continue
+		if [ "$type" = "RoCE v2" ]; then
+			echo "${f##*/}"
+			return 0
+		fi
+	done
+	return 1
+}
+
+# tcp_listening PID PORT: a TCP socket listens on PORT in the network
+# namespace of process PID (read from /proc without starting a program)
+tcp_listening() {
+	local hex f sl local_addr rem state
+	printf -v hex '%04X' "$2"
+	for f in "/proc/$1/net/tcp" "/proc/$1/net/tcp6"; do
+		[ -r "$f" ] || continue
+		while read -r sl local_addr rem state _; do
+			[ "${local_addr##*:}" = "$hex" ] && [ "$state" = 0A ] && return 0
+		done < "$f"
+	done
+	return 1
+}
+
+# rc_test NAME TOOL ARGS...: one test: TOOL's server, then its client that
+# connects to it, both with ARGS plus the device, the RoCEv2 GID index and
+# (client) the server's address. Checks that each side exits 0 and prints
+# the tool's result line (ARGS must give -n, and -s except ib_atomic_bw),
+# and with -c that the pingpong server found the data it expected.
+# Where the two sides run is set by the scenario:
+#   rc_mode           both (one VM), server or client (this host's side)
+#   rc_server_pre rc_client_pre   arrays: command prefixes (ip netns exec)
+#   rc_server_dev rc_server_gid rc_client_dev rc_client_gid
+#   rc_server_ip      the address the client connects to
+# Outputs are in $SRDMA_RESULTS/NAME.server and NAME.client (NAME with
+# underscores for what is not a letter or digit). Each tool runs under timeout $rc_timeout; after a
+# timeout (on either host) the remaining tests are reported as not run.
+rc_mode=both rc_timeout=30 rc_count=0
+rc_server_pre=() rc_client_pre=()
+rc_server_dev= rc_server_gid= rc_client_dev= rc_client_gid= rc_server_ip=
+rc_port=18515
+rc_hung_flag=$SRDMA_SHARED/rc-hung
+
+# _rc_opt OPTION ARGS...: print the value that follows OPTION in ARGS
+_rc_opt() {
+	local opt=$1; shift
+	while [ $# -gt 1 ]; do
+		[ "$1" = "$opt" ] && { echo "$2"; return 0; }
+		shift
+	done
+	return 1
+}
+
+# _rc_side_ok STATUS FILE REGEX: the side exited 0 and printed REGEX; else
+# show why
+_rc_side_ok() {
+	[ "$1" = 0 ] && grep -Eq -- "$3" "$2" && return 0
+	echo "exit status $1 (124: timed out after ${rc_timeout}s), expected /$3/"
+	tail -n 12 "$2"
+	return 1
+}
+
+# _rc_listening_or_gone PID: the server listens, or has exited
+_rc_listening_or_gone() {
+	tcp_listening "$1" $rc_port || ! kill -0 "$1" 2> /dev/null
+}
+
+rc_test() {
+	local name=$1 tool=$2; shift 2
+	local gid_opt=-x iters size result server_result=1 file pid status
+	local server_status=none client_status=none
+	file=${name//[^[:alnum:]]/_}
+	while [[ $file == *__* ]]; do file=${file//__/_}; done
+	file=$SRDMA_RESULTS/$file
+	rc_count=$((rc_count + 1))
+	if [ -e "$rc_hung_flag" ]; then
+		echo "# not run: a tool timed out in an earlier test" > "$_out"
+		_report bad "$name"
+		return
+	fi
+
+	# The line each tool prints when it ran to the end.
+	iters=$(_rc_opt -n "$@")
+	case $tool in
+	ibv_*)
+		gid_opt=-g
+		result="^$iters iters in [0-9.]+ seconds = [0-9.]+ usec/iter" ;;
+	*)
+		size=$(_rc_opt -s "$@" || echo 8)	# ib_atomic_bw: 8 bytes
+		result="^ *$size +$iters([[:space:]]+[0-9.]+){3}"
+		# the responder of RDMA READ latency reports nothing
+		[ "$tool" = ib_read_lat ] && server_result=0 ;;
+	esac
+
+	if [ "$rc_mode" != client ]; then
+		"${rc_server_pre[@]}" timeout "$rc_timeout" "$tool" -d "$rc_server_dev" \
+			"$gid_opt" "$rc_server_gid" "$@" > "$file.server" 2>&1 &
+		pid=$!
+		wait_until 20 _rc_listening_or_gone $pid
+	fi
+	# two VMs: the server listens (or gave up) before the client starts
+	[ "$rc_mode" = both ] || barrier "rc$rc_count" || touch "$rc_hung_flag"
+	if [ "$rc_mode" != server ]; then
+		"${rc_client_pre[@]}" timeout "$rc_timeout" "$tool" -d "$rc_client_dev" \
+			"$gid_opt" "$rc_client_gid" "$@" "$rc_server_ip" > "$file.client" 2>&1
+		client_status=$?
+	fi
+	if [ "$rc_mode" != client ]; then
+		wait $pid
+		server_status=$?
+	fi
+	[ $server_status = 124 ] || [ $client_status = 124 ] && touch "$rc_hung_flag"
+	# two VMs: both hosts know whether a tool hung before the next test
+	[ "$rc_mode" = both ] || barrier "rc$rc_count-done" || touch "$rc_hung_flag"
+
+	if [ "$rc_mode" != server ]; then
+		check "$name: client" _rc_side_ok $client_status "$file.client" "$result"
+	fi
+	if [ "$rc_mode" != client ]; then
+		if [ $server_result = 1 ]; then
+			check "$name: server" _rc_side_ok $server_status "$file.server" "$result"
+		else
+			check "$name: server" _rc_side_ok $server_status "$file.server" .
+		fi
+		# pingpong -c: the server checks the first byte of each page
+		case " $* " in *" -c "*)
+			check_no_match "$name: server: received data as sent (-c)" \
+				'invalid data' cat "$file.server" ;;
+		esac
+	fi
+}
+
+# rc_suite PREFIX: the short RC runs every RC scenario makes: pingpong at
+# three sizes (-c: the server checks what arrived), perftest's bandwidth
+# (SEND, RDMA WRITE, RDMA READ, atomics) and latency tests
+rc_suite() {
+	local tool
+	rc_test "$1 ibv_rc_pingpong -s 1" ibv_rc_pingpong -s 1 -n 100 -c
+	rc_test "$1 ibv_rc_pingpong -s 4096" ibv_rc_pingpong -s 4096 -n 50 -c
+	rc_test "$1 ibv_rc_pingpong -s 65536" ibv_rc_pingpong -s 65536 -n 10 -c
+	for tool in ib_send_bw ib_write_bw ib_read_bw; do
+		rc_test "$1 $tool" "$tool" -F -s 16384 -n 50
+	done
+	rc_test "$1 ib_atomic_bw" ib_atomic_bw -F -n 50
+	for tool in ib_send_lat ib_write_lat ib_read_lat; do
+		rc_test "$1 $tool" "$tool" -F -s 2 -n 50
+	done
+}
+
+# rc_eth0_device TYPE: two VMs: a device of link type TYPE (srdma or rxe)
+# on this host's eth0 for rc_test, once the peer answers. Sets $dev,
+# $my_ip, $peer_ip.
+rc_eth0_device() {
+	dev=${1}0 my_ip=198.18.0.1 peer_ip=198.18.0.2
+	[ "$SRDMA_ROLE" = a ] || { my_ip=198.18.0.2 peer_ip=198.18.0.1; }
+	[ "$SRDMA_ROLE" = a ] && rm -f "$rc_hung_flag"
+	load_uverbs
+	check "rdma link add $dev on eth0" rdma link add "$dev" type "$1" netdev eth0
+	check "$dev: port active" wait_until 5 port_is "$dev" ACTIVE
+	check "$dev: a RoCEv2 GID for $my_ip" wait_until 10 rocev2_gid_index "$dev" "$my_ip"
+	rc_server_dev=$dev rc_client_dev=$dev
+	rc_server_gid=$(rocev2_gid_index "$dev" "$my_ip")
+	rc_client_gid=$rc_server_gid
+	check "both hosts are ready" barrier ready
+	check "the peer answers on the shared network" wait_until 30 ping -c1 -W1 "$peer_ip"
+}
+
+# rc_serve HOST: two VMs: in the next rc_tests host HOST (a or b) serves
+# and the other host connects
+rc_serve() {
+	rc_mode=client
+	[ "$SRDMA_ROLE" = "$1" ] && rc_mode=server
+	rc_server_ip=198.18.0.1
+	[ "$1" = a ] || rc_server_ip=198.18.0.2
+}
