@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+# timeout: 600
 # Debian's stock RC tools on one VM: ibv_rc_pingpong (sizes, events, -c),
 # ibv_srq_pingpong and perftest's RC bandwidth and latency tests, server and
 # client on one device (loopback); for srdma also from srdma0 on veth0 to
@@ -18,6 +19,7 @@ rc_server_dev=$dev rc_server_gid=$gid
 rc_client_dev=$dev rc_client_gid=$gid
 rc_server_ip=127.0.0.1
 rc_suite "loopback:"
+rc_test "loopback: ibv_rc_pingpong -s 4096" ibv_rc_pingpong -s 4096 -n 50 -c
 rc_test "loopback: ibv_rc_pingpong -e" ibv_rc_pingpong -e -s 4096 -n 50 -c
 rc_test "loopback: ibv_srq_pingpong" ibv_srq_pingpong -q 4 -s 4096 -n 20 -c
 
@@ -32,6 +34,7 @@ if [ "$driver" = srdma ]; then
 	rc_server_dev=srdma1 rc_server_gid=$(rocev2_gid_index srdma1 198.18.0.2)
 	rc_server_ip=198.18.0.2
 	rc_suite "two devices:"
+	rc_test "two devices: ibv_rc_pingpong -s 4096" ibv_rc_pingpong -s 4096 -n 50 -c
 	rc_test "two devices: ibv_rc_pingpong -e" ibv_rc_pingpong -e -s 4096 -n 50 -c
 	rc_test "two devices: ibv_srq_pingpong" ibv_srq_pingpong -q 4 -s 4096 -n 20 -c
 	check "rdma link delete srdma1" ip netns exec peer rdma link delete srdma1

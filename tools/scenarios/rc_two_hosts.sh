@@ -1,6 +1,7 @@
 #!/bin/bash
 # topology: two
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+# timeout: 600
 # Two VMs, srdma on both hosts' virtio-net eth0: ibv_rc_pingpong and
 # perftest's RC bandwidth and latency tests, host b serving and host a
 # connecting. SRDMA_REF=rxe runs rdma_rxe on both hosts instead.
