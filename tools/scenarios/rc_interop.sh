@@ -108,6 +108,7 @@ check "both hosts are capturing" barrier capturing
 rc_serve a
 rc_suite "a serves:"
 rc_serve b
+rc_fresh_start
 rc_suite "b serves:"
 check "both hosts are done" barrier done
 

@@ -8,7 +8,6 @@
 # on rdma_rxe (which only serves the initial namespace).
 . "$(dirname "$0")/lib.sh"
 
-rm -f "$rc_hung_flag"
 device_on_veth_with_peer	# $dev on veth0 198.18.0.1; veth1 198.18.0.2 in peer
 check "$dev: a RoCEv2 GID for 198.18.0.1" wait_until 10 rocev2_gid_index "$dev" 198.18.0.1
 gid=$(rocev2_gid_index "$dev" 198.18.0.1)
@@ -18,6 +17,7 @@ gid=$(rocev2_gid_index "$dev" 198.18.0.1)
 rc_server_dev=$dev rc_server_gid=$gid
 rc_client_dev=$dev rc_client_gid=$gid
 rc_server_ip=127.0.0.1
+rc_fresh_start
 rc_suite "loopback:"
 rc_test "loopback: ibv_rc_pingpong -s 4096" ibv_rc_pingpong -s 4096 -n 50 -c
 rc_test "loopback: ibv_rc_pingpong -e" ibv_rc_pingpong -e -s 4096 -n 50 -c
@@ -33,6 +33,7 @@ if [ "$driver" = srdma ]; then
 	rc_server_pre=(ip netns exec peer)
 	rc_server_dev=srdma1 rc_server_gid=$(rocev2_gid_index srdma1 198.18.0.2)
 	rc_server_ip=198.18.0.2
+	rc_fresh_start
 	rc_suite "two devices:"
 	rc_test "two devices: ibv_rc_pingpong -s 4096" ibv_rc_pingpong -s 4096 -n 50 -c
 	rc_test "two devices: ibv_rc_pingpong -e" ibv_rc_pingpong -e -s 4096 -n 50 -c
