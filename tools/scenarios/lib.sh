@@ -195,8 +195,10 @@ tcp_listening() {
 #   rc_server_ip      the address the client connects to
 # Outputs are in $SRDMA_RESULTS/NAME.server and NAME.client (NAME with
 # underscores for what is not a letter or digit), line-buffered (stdbuf) so
-# that a tool killed by timeout leaves what it printed. Each tool runs under timeout $rc_timeout; after a
-# timeout (on either host) the remaining tests are reported as not run.
+# that a tool killed by timeout leaves what it printed. Each tool runs under
+# timeout $rc_timeout; after a timeout (on either host), or when the peer
+# host does not come to a barrier, the remaining tests are reported as not
+# run (rc_fresh_start runs them again).
 rc_mode=both rc_timeout=30 rc_count=0
 rc_server_pre=() rc_client_pre=()
 rc_server_dev= rc_server_gid= rc_client_dev= rc_client_gid= rc_server_ip=
@@ -216,9 +218,21 @@ _rc_opt() {
 # _rc_side_ok STATUS FILE REGEX: the side exited 0, printed REGEX and no
 # "invalid data in page" (pingpong -c); else show why
 _rc_side_ok() {
+	if [ "$1" = none ]; then
+		echo "not run: the peer host did not reach the test"
+		return 1
+	fi
 	[ "$1" = 0 ] && grep -Eq -- "$3" "$2" && ! grep -q 'invalid data' "$2" && return 0
 	echo "exit status $1 (124: timed out after ${rc_timeout}s), expected /$3/"
 	tail -n 12 "$2"
+	return 1
+}
+
+# rc_barrier NAME: two VMs: barrier; if the peer does not come, the
+# remaining rc_tests are not run
+rc_barrier() {
+	barrier "$1" && return 0
+	touch "$rc_hung_flag"
 	return 1
 }
 
@@ -229,14 +243,18 @@ _rc_listening_or_gone() {
 
 rc_test() {
 	local name=$1 tool=$2; shift 2
-	local gid_opt=-x iters size result server_result=1 file pid
-	local server_status=none client_status=none
+	local gid_opt=-x iters size result server_result=1 file pid=
+	local serve=1 connect=1 sync=0 server_status=none client_status=none
 	file=${name//[^[:alnum:]]/_}
 	while [[ $file == *__* ]]; do file=${file//__/_}; done
 	file=$SRDMA_RESULTS/$file
 	rc_count=$((rc_count + 1))
+	case $rc_mode in
+	server) connect=0 sync=1 ;;
+	client) serve=0 sync=1 ;;
+	esac
 	if [ -e "$rc_hung_flag" ]; then
-		echo "# not run: a tool timed out in an earlier test" > "$_out"
+		echo "# not run: a tool timed out in an earlier test, or the peer is gone" > "$_out"
 		_report bad "$name"
 		return
 	fi
@@ -254,31 +272,35 @@ rc_test() {
 		[ "$tool" = ib_read_lat ] && server_result=0 ;;
 	esac
 
-	if [ "$rc_mode" != client ]; then
+	if [ $serve = 1 ]; then
 		"${rc_server_pre[@]}" timeout "$rc_timeout" stdbuf -oL "$tool" -d "$rc_server_dev" \
 			"$gid_opt" "$rc_server_gid" "$@" > "$file.server" 2>&1 &
 		pid=$!
 		wait_until 20 _rc_listening_or_gone $pid
 	fi
-	# two VMs: the server listens (or gave up) before the client starts
-	[ "$rc_mode" = both ] || barrier "rc$rc_count" || touch "$rc_hung_flag"
-	if [ "$rc_mode" != server ]; then
+	# two VMs: the server listens (or gave up) before the client starts;
+	# without a peer there is nothing to connect to or wait for
+	if [ $sync = 1 ] && ! rc_barrier "rc$rc_count"; then
+		[ $serve = 1 ] && kill "$pid" 2> /dev/null
+		connect=0 sync=0
+	fi
+	if [ $connect = 1 ]; then
 		"${rc_client_pre[@]}" timeout "$rc_timeout" stdbuf -oL "$tool" -d "$rc_client_dev" \
 			"$gid_opt" "$rc_client_gid" "$@" "$rc_server_ip" > "$file.client" 2>&1
 		client_status=$?
 	fi
-	if [ "$rc_mode" != client ]; then
-		wait $pid
+	if [ $serve = 1 ]; then
+		wait "$pid"
 		server_status=$?
 	fi
 	[ $server_status = 124 ] || [ $client_status = 124 ] && touch "$rc_hung_flag"
 	# two VMs: both hosts know whether a tool hung before the next test
-	[ "$rc_mode" = both ] || barrier "rc$rc_count-done" || touch "$rc_hung_flag"
+	[ $sync = 0 ] || rc_barrier "rc$rc_count-done"
 
 	if [ "$rc_mode" != server ]; then
 		check "$name: client" _rc_side_ok $client_status "$file.client" "$result"
 	fi
-	if [ "$rc_mode" != client ]; then
+	if [ $serve = 1 ]; then
 		[ $server_result = 1 ] || result=.
 		check "$name: server" _rc_side_ok $server_status "$file.server" "$result"
 	fi
@@ -329,7 +351,7 @@ rc_eth0_device() {
 	rc_server_dev=$dev rc_client_dev=$dev
 	rc_server_gid=$(rocev2_gid_index "$dev" "$my_ip")
 	rc_client_gid=$rc_server_gid
-	check "both hosts are ready" barrier ready
+	check "both hosts are ready" rc_barrier ready
 	check "the peer answers on the shared network" wait_until 30 ping -c1 -W1 "$peer_ip"
 }
 

@@ -120,7 +120,7 @@ if [ "$SRDMA_ROLE" = a ]; then
 else
 	rc_eth0_device rxe
 fi
-check "both hosts are capturing" barrier capturing
+check "both hosts are capturing" rc_barrier capturing
 
 rc_serve a
 rc_suite "a serves:"
