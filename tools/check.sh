@@ -119,13 +119,12 @@ if [ ${#scenarios[@]} = 0 ]; then
 	done
 fi
 run_scenario() {
-	local s=$1 f=tools/scenarios/$1.sh peer=() limit=() t
+	local s=$1 f=tools/scenarios/$1.sh peer=() limit
 	head -3 "$f" | grep -q '^# topology: two' && peer=(--peer "bash $f")
-	# "# timeout: SECONDS" in the first lines: a longer wall time than
-	# tools/vm/run's default
-	t=$(head -5 "$f" | sed -n 's/^# timeout: \([0-9][0-9]*\)$/\1/p')
-	[ -n "$t" ] && limit=(--timeout "$t")
-	if tools/vm/run --results "$out/$s" "${peer[@]}" "${limit[@]}" -- bash "$f" > "$out/$s.log" 2>&1; then
+	# "# timeout: SECONDS" in the first 5 lines: a longer VM time limit
+	limit=$(head -5 "$f" | sed -n 's/^# timeout: \([0-9][0-9]*\)$/--timeout \1/p')
+	# shellcheck disable=SC2086 # $limit is empty or two words
+	if tools/vm/run --results "$out/$s" $limit "${peer[@]}" -- bash "$f" > "$out/$s.log" 2>&1; then
 		echo ok > "$out/$s.status"
 	else
 		echo failed > "$out/$s.status"

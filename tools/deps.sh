@@ -16,6 +16,10 @@ packages=(
 	libibverbs-dev librdmacm-dev
 	# make bench: the bandwidth plot
 	python3-matplotlib
+	# RoCEv2 captures (rc_interop); tshark's one debconf question
+	# (wireshark-common/install-setuid) takes its default, false, with
+	# DEBIAN_FRONTEND=noninteractive
+	tcpdump tshark
 )
 
 missing=()

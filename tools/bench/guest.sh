@@ -75,7 +75,7 @@ perftest() {
 	wait "$server"
 	return $rc
 }
-server_ready() { tcp_listening "$port" || ! kill -0 "$server" 2> /dev/null; }
+server_ready() { tcp_port_listening "$port" || ! kill -0 "$server" 2> /dev/null; }
 
 # result COLUMN HEADER FILE: the figure in COLUMN of perftest's result line,
 # the numeric line that follows the header holding HEADER. A run in which no

@@ -5,7 +5,7 @@
 # ibv_rc_pingpong, then a short ib_write_bw. Every program runs under a
 # timeout, so the demo cannot hang; a failure is reported and the demo goes
 # on, and exits non-zero at the end.
-. tools/scenarios/lib.sh	# barrier, wait_until, roce_ipv4_gid, tcp_listening
+. tools/scenarios/lib.sh	# barrier, wait_until, roce_ipv4_gid, tcp_port_listening
 
 failed=0
 
@@ -51,7 +51,7 @@ server() {
 	shift
 	timeout "$limit" "$@" > "$log" 2>&1 &
 	pid=$!
-	wait_until 20 tcp_listening 18515 ||
+	wait_until 20 tcp_port_listening 18515 ||
 		echo "(demo: $1 does not listen on port 18515)"
 	barrier "$name"
 	barrier "$name-done"

@@ -147,6 +147,223 @@ device_on_veth_with_peer() {
 	check "port active" wait_until 5 port_is "$dev" ACTIVE
 }
 
+# RC traffic between a server and a client of one of Debian's stock tools
+# (ibv_*_pingpong, perftest): rc_tools, rc_two_hosts and rc_interop.
+
+# rocev2_gid_index DEVICE IPV4: print the index of port 1's RoCEv2 GID that
+# holds the IPv4 address (::ffff:a.b.c.d); fails if there is none.
+rocev2_gid_index() {
+	local dev=$1 port=/sys/class/infiniband/$1/ports/1 a b c d want gid type f
+	IFS=. read -r a b c d <<< "$2"
+	printf -v want '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' "$a" "$b" "$c" "$d"
+	for f in "$port"/gids/*; do
+		read -r gid < "$f" && [ "$gid" = "$want" ] || continue
+		# an unused entry has no type: reading it fails with EINVAL
+		read -r type 2> /dev/null < "$port/gid_attrs/types/${f##*/}" || continue
+		if [ "$type" = "RoCE v2" ]; then
+			echo "${f##*/}"
+			return 0
+		fi
+	done
+	return 1
+}
+
+# tcp_listening PID PORT: a TCP socket listens on PORT in the network
+# namespace of process PID (read from /proc without starting a program)
+tcp_listening() {
+	local hex f sl local_addr rem state
+	printf -v hex '%04X' "$2"
+	for f in "/proc/$1/net/tcp" "/proc/$1/net/tcp6"; do
+		[ -r "$f" ] || continue
+		while read -r sl local_addr rem state _; do
+			[ "${local_addr##*:}" = "$hex" ] && [ "$state" = 0A ] && return 0
+		done < "$f"
+	done
+	return 1
+}
+
+# rc_test NAME TOOL ARGS...: one test: TOOL's server, then its client that
+# connects to it, both with ARGS plus the device, the RoCEv2 GID index and
+# (client) the server's address. Checks that each side exits 0 and prints
+# the tool's result line (ARGS must give -n, and -s except ib_atomic_bw),
+# and with -c that the pingpong server found the data it expected (it
+# checks the first byte of each page of its buffer).
+# Where the two sides run is set by the scenario:
+#   rc_mode           both (one VM), server or client (this host's side)
+#   rc_server_pre rc_client_pre   arrays: command prefixes (ip netns exec)
+#   rc_server_dev rc_server_gid rc_client_dev rc_client_gid
+#   rc_server_ip      the address the client connects to
+# Outputs are in $SRDMA_RESULTS/NAME.server and NAME.client (NAME with
+# underscores for what is not a letter or digit), line-buffered (stdbuf) so
+# that a tool killed by timeout leaves what it printed. Each tool runs under
+# timeout $rc_timeout; after a timeout (on either host), or when the peer
+# host does not come to a barrier, the remaining tests are reported as not
+# run (rc_fresh_start runs them again).
+rc_mode=both rc_timeout=30 rc_count=0
+rc_server_pre=() rc_client_pre=()
+rc_server_dev= rc_server_gid= rc_client_dev= rc_client_gid= rc_server_ip=
+rc_port=18515
+rc_hung_flag=$SRDMA_SHARED/rc-hung
+
+# _rc_opt OPTION ARGS...: print the value that follows OPTION in ARGS
+_rc_opt() {
+	local opt=$1; shift
+	while [ $# -gt 1 ]; do
+		[ "$1" = "$opt" ] && { echo "$2"; return 0; }
+		shift
+	done
+	return 1
+}
+
+# _rc_side_ok STATUS FILE REGEX: the side exited 0, printed REGEX and no
+# "invalid data in page" (pingpong -c); else show why
+_rc_side_ok() {
+	if [ "$1" = none ]; then
+		echo "not run: the peer host did not reach the test"
+		return 1
+	fi
+	[ "$1" = 0 ] && grep -Eq -- "$3" "$2" && ! grep -q 'invalid data' "$2" && return 0
+	echo "exit status $1 (124: timed out after ${rc_timeout}s), expected /$3/"
+	tail -n 12 "$2"
+	return 1
+}
+
+# rc_barrier NAME: two VMs: barrier; if the peer does not come, the
+# remaining rc_tests are not run
+rc_barrier() {
+	barrier "$1" && return 0
+	touch "$rc_hung_flag"
+	return 1
+}
+
+# _rc_listening_or_gone PID: the server listens, or has exited
+_rc_listening_or_gone() {
+	tcp_listening "$1" $rc_port || ! kill -0 "$1" 2> /dev/null
+}
+
+rc_test() {
+	local name=$1 tool=$2; shift 2
+	local gid_opt=-x iters size result server_result=1 file pid=
+	local serve=1 connect=1 sync=0 server_status=none client_status=none
+	file=${name//[^[:alnum:]]/_}
+	while [[ $file == *__* ]]; do file=${file//__/_}; done
+	file=$SRDMA_RESULTS/$file
+	rc_count=$((rc_count + 1))
+	case $rc_mode in
+	server) connect=0 sync=1 ;;
+	client) serve=0 sync=1 ;;
+	esac
+	if [ -e "$rc_hung_flag" ]; then
+		echo "# not run: a tool timed out in an earlier test, or the peer is gone" > "$_out"
+		_report bad "$name"
+		return
+	fi
+
+	# The line each tool prints when it ran to the end.
+	iters=$(_rc_opt -n "$@")
+	case $tool in
+	ibv_*)
+		gid_opt=-g
+		result="^$iters iters in [0-9.]+ seconds = [0-9.]+ usec/iter" ;;
+	*)
+		size=$(_rc_opt -s "$@" || echo 8)	# ib_atomic_bw: 8 bytes
+		result="^ *$size +$iters([[:space:]]+[0-9.]+){3}"
+		# the responder of RDMA READ latency reports nothing
+		[ "$tool" = ib_read_lat ] && server_result=0 ;;
+	esac
+
+	if [ $serve = 1 ]; then
+		"${rc_server_pre[@]}" timeout "$rc_timeout" stdbuf -oL "$tool" -d "$rc_server_dev" \
+			"$gid_opt" "$rc_server_gid" "$@" > "$file.server" 2>&1 &
+		pid=$!
+		wait_until 20 _rc_listening_or_gone $pid
+	fi
+	# two VMs: the server listens (or gave up) before the client starts;
+	# without a peer there is nothing to connect to or wait for
+	if [ $sync = 1 ] && ! rc_barrier "rc$rc_count"; then
+		[ $serve = 1 ] && kill "$pid" 2> /dev/null
+		connect=0 sync=0
+	fi
+	if [ $connect = 1 ]; then
+		"${rc_client_pre[@]}" timeout "$rc_timeout" stdbuf -oL "$tool" -d "$rc_client_dev" \
+			"$gid_opt" "$rc_client_gid" "$@" "$rc_server_ip" > "$file.client" 2>&1
+		client_status=$?
+	fi
+	if [ $serve = 1 ]; then
+		wait "$pid"
+		server_status=$?
+	fi
+	[ $server_status = 124 ] || [ $client_status = 124 ] && touch "$rc_hung_flag"
+	# two VMs: both hosts know whether a tool hung before the next test
+	[ $sync = 0 ] || rc_barrier "rc$rc_count-done"
+
+	if [ "$rc_mode" != server ]; then
+		check "$name: client" _rc_side_ok $client_status "$file.client" "$result"
+	fi
+	if [ $serve = 1 ]; then
+		[ $server_result = 1 ] || result=.
+		check "$name: server" _rc_side_ok $server_status "$file.server" "$result"
+	fi
+}
+
+# rc_fresh_start: the next rc_tests run even if a tool timed out before
+# (a new topology or direction); two VMs: both hosts call it, after rc_serve
+rc_fresh_start() {
+	rc_count=$((rc_count + 1))
+	[ "$rc_mode" = both ] || barrier "rc$rc_count-fresh" || return
+	[ "${SRDMA_ROLE:-a}" = b ] || rm -f "$rc_hung_flag"
+	[ "$rc_mode" = both ] || barrier "rc$rc_count-fresh-done"
+}
+
+# rc_suite PREFIX: the short RC runs every RC scenario makes: pingpong with
+# one byte and with 64 KiB (64 packets; -c: the server checks what
+# arrived), perftest's bandwidth (SEND, RDMA WRITE, RDMA READ, atomics;
+# 16 KiB messages) and latency tests. In the debug guest under TCG starting
+# the tools costs far more than their traffic: each test takes 8 to 16 s.
+# The bandwidth tests keep at most 8 messages (128 packets) in flight, half
+# a virtio-net receive ring, and wait 1 s (-u 18) for an ACK: a TCG guest
+# is slow enough to drop bigger bursts and to miss perftest's default
+# 67 ms, and then rdma_rxe's go-back-N retransmissions outlast the run.
+rc_suite() {
+	local tool
+	rc_test "$1 ibv_rc_pingpong -s 1" ibv_rc_pingpong -s 1 -n 100 -c
+	rc_test "$1 ibv_rc_pingpong -s 65536" ibv_rc_pingpong -s 65536 -n 10 -c
+	for tool in ib_send_bw ib_write_bw ib_read_bw; do
+		rc_test "$1 $tool" "$tool" -F -s 16384 -n 50 -t 8 -u 18
+	done
+	rc_test "$1 ib_atomic_bw" ib_atomic_bw -F -n 50 -t 8 -u 18
+	for tool in ib_send_lat ib_write_lat ib_read_lat; do
+		rc_test "$1 $tool" "$tool" -F -s 2 -n 50
+	done
+}
+
+# rc_eth0_device TYPE: two VMs: a device of link type TYPE (srdma or rxe)
+# on this host's eth0 for rc_test, once the peer answers. Sets $dev,
+# $my_ip, $peer_ip.
+rc_eth0_device() {
+	dev=${1}0 my_ip=198.18.0.1 peer_ip=198.18.0.2
+	[ "$SRDMA_ROLE" = a ] || { my_ip=198.18.0.2 peer_ip=198.18.0.1; }
+	[ "$SRDMA_ROLE" = a ] && rm -f "$rc_hung_flag"
+	load_uverbs
+	check "rdma link add $dev on eth0" rdma link add "$dev" type "$1" netdev eth0
+	check "$dev: port active" wait_until 5 port_is "$dev" ACTIVE
+	check "$dev: a RoCEv2 GID for $my_ip" wait_until 10 rocev2_gid_index "$dev" "$my_ip"
+	rc_server_dev=$dev rc_client_dev=$dev
+	rc_server_gid=$(rocev2_gid_index "$dev" "$my_ip")
+	rc_client_gid=$rc_server_gid
+	check "both hosts are ready" rc_barrier ready
+	check "the peer answers on the shared network" wait_until 30 ping -c1 -W1 "$peer_ip"
+}
+
+# rc_serve HOST: two VMs: in the next rc_tests host HOST (a or b) serves
+# and the other host connects
+rc_serve() {
+	rc_mode=client
+	[ "$SRDMA_ROLE" = "$1" ] && rc_mode=server
+	rc_server_ip=198.18.0.1
+	[ "$1" = a ] || rc_server_ip=198.18.0.2
+}
+
 # roce_ipv4_gid DEVICE: print the index of the device's RoCEv2 GID that
 # holds an IPv4 address (::ffff:a.b.c.d), what perftest's -x and
 # ibv_rc_pingpong's -g want. Shell builtins only: a port has hundreds of GID
@@ -165,5 +382,5 @@ roce_ipv4_gid() {
 	return 1
 }
 
-# tcp_listening PORT: a socket listens on TCP PORT in this namespace
-tcp_listening() { ss -Hltn "sport = :$1" | grep -q .; }
+# tcp_port_listening PORT: a socket listens on TCP PORT in this namespace
+tcp_port_listening() { ss -Hltn "sport = :$1" | grep -q .; }

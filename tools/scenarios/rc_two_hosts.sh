@@ -1,0 +1,15 @@
+#!/bin/bash
+# topology: two
+# SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+# timeout: 600
+# Two VMs, srdma on both hosts' virtio-net eth0: ibv_rc_pingpong and
+# perftest's RC bandwidth and latency tests, host b serving and host a
+# connecting. SRDMA_REF=rxe runs rdma_rxe on both hosts instead.
+. "$(dirname "$0")/lib.sh"
+
+rc_eth0_device "${SRDMA_REF:-srdma}"
+rc_serve b
+rc_suite "a to b:"
+check "both hosts are done" barrier done
+check "rdma link delete $dev" rdma link delete "$dev"
+finish
