@@ -441,7 +441,6 @@ struct srdma_resp {
 	u32 epsn;
 	u32 msn;
 	bool nak_sent;
-	u32 nak_psn;
 	bool ack_pending;
 	u32 msg;
 	struct srdma_mr *mr;

@@ -85,7 +85,7 @@ static void srdma_comp_fail(struct srdma_qp *qp, enum ib_wc_status status)
 /*
  * Go back N, against retry_cnt. Gaps in read responses and implied NAKs go
  * back once per gap (@once); a sequence NAK always does: the responder
- * sends one per gap and per lost retransmission.
+ * sends one per gap.
  */
 static void srdma_comp_go_back(struct srdma_qp *qp, bool once)
 {

@@ -560,17 +560,15 @@ static void srdma_resp_pkt(struct srdma_qp *qp, struct sk_buff *skb)
 	}
 	if (d > 0) {
 		/*
-		 * One NAK per gap; one more when the requester went back and
-		 * the packet it sent again was lost too (a PSN not after the
-		 * one that caused the NAK), rather than wait for its timeout.
+		 * One NAK per gap: a reordering network delivers late
+		 * originals that look like lost retransmissions, and each NAK
+		 * costs the requester a retry.
 		 */
 		srdma_count(sdev, SRDMA_CNT_DROP_OUT_OF_SEQ);
-		if ((!resp->nak_sent ||
-		     !srdma_psn_before(resp->nak_psn, psn)) &&
+		if (!resp->nak_sent &&
 		    !srdma_resp_send_ack(qp, SRDMA_AETH_NAK, SRDMA_NAK_PSN_SEQ,
 					 resp->epsn)) {
 			resp->nak_sent = true;
-			resp->nak_psn = psn;
 			srdma_count(sdev, SRDMA_CNT_SEQ_NAKS_SENT);
 		}
 		return;
@@ -592,7 +590,6 @@ static void srdma_resp_pkt(struct srdma_qp *qp, struct sk_buff *skb)
 			srdma_count(sdev, SRDMA_CNT_RNR_NAKS_SENT);
 		/* the packets behind it wait for the RNR delay, silently */
 		resp->nak_sent = true;
-		resp->nak_psn = SRDMA_PSN_MASK & (psn - 1);
 		break;
 	default:
 		srdma_resp_fail(qp, psn, verdict);
