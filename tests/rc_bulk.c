@@ -66,16 +66,6 @@ struct opts {
 
 static long long deadline_us;
 
-static void on_alarm(int sig)
-{
-	static const char msg[] = "Bail out! timed out\n";
-
-	(void)sig;
-	if (write(STDOUT_FILENO, msg, sizeof(msg) - 1) < 0)
-		_exit(3);
-	_exit(1);
-}
-
 /*
  * transfer() - move all of @local to or from @remote with @op, DEPTH
  * outstanding; returns 0 and the time taken in @secs, or a negative errno
@@ -232,7 +222,7 @@ int main(int argc, char **argv)
 		bad_usage();
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	signal(SIGALRM, on_alarm);
+	signal(SIGALRM, tap_bail_out_on_alarm);
 	alarm(o.seconds + 30);		/* set-up and checks included */
 	deadline_us = rc_now_us() + o.seconds * 1000000LL;
 

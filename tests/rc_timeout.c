@@ -123,16 +123,6 @@ static long long now_ns(void)
 	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-static void on_alarm(int sig)
-{
-	static const char msg[] = "Bail out! timed out\n";
-
-	(void)sig;
-	if (write(STDOUT_FILENO, msg, sizeof(msg) - 1) < 0)
-		_exit(3);
-	_exit(1);
-}
-
 /* ACK timeout of code @t in ms: 4.096 us x 2^t */
 static double ack_ms(unsigned int t)
 {
@@ -709,7 +699,7 @@ int main(int argc, char **argv)
 		bad_usage();
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	signal(SIGALRM, on_alarm);
+	signal(SIGALRM, tap_bail_out_on_alarm);
 	alarm(RUN_TIMEOUT_S);
 	if (o.assert)
 		diag("asserting: within max(%.1f %%, %.3f ms) of expected%s",

@@ -140,16 +140,6 @@ struct test {
 
 /* TAP */
 
-static void on_alarm(int sig)
-{
-	static const char msg[] = "Bail out! timed out\n";
-
-	(void)sig;
-	if (write(STDOUT_FILENO, msg, sizeof(msg) - 1) < 0)
-		_exit(3);
-	_exit(1);
-}
-
 /*
  * check_ibta() - a check of what the IBTA requires; when @rxe_deviation is
  * given and the run expects rdma_rxe (-x rxe), a TAP TODO that says how rxe
@@ -1894,7 +1884,7 @@ int main(int argc, char **argv)
 		return bad_usage(argv[0]);
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	signal(SIGALRM, on_alarm);
+	signal(SIGALRM, tap_bail_out_on_alarm);
 	alarm(RUN_TIMEOUT_S);
 
 	if (open_dev(&t->dev[0], argv[optind]))

@@ -148,16 +148,6 @@ static int ptr_err(const void *p)
 	return errno ? errno : EIO;
 }
 
-static void on_alarm(int sig)
-{
-	static const char msg[] = "Bail out! timed out\n";
-
-	(void)sig;
-	if (write(STDOUT_FILENO, msg, sizeof(msg) - 1) < 0)
-		_exit(3);
-	_exit(1);
-}
-
 /* Tables: QP types and states, after ibv_modify_qp(3) */
 
 static const char *const qp_state_names[] = {
@@ -1924,7 +1914,7 @@ int main(int argc, char **argv)
 	unsigned int i;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	signal(SIGALRM, on_alarm);
+	signal(SIGALRM, tap_bail_out_on_alarm);
 	alarm(RUN_TIMEOUT_S);
 
 	e->name = name;

@@ -536,6 +536,13 @@ struct srdma_qp {
 	bool sqd_pending;
 };
 
+/* a READ or an atomic: limited by max_rd_atomic, answered with data */
+static inline bool srdma_wr_is_rd_atomic(u32 opcode)
+{
+	return opcode == IB_WR_RDMA_READ || opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+	       opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
+}
+
 /* srdma's copy of the send WQE in SQ slot @index */
 static inline struct srdma_swqe *srdma_swqe(struct srdma_qp *qp, u32 index)
 {

@@ -19,12 +19,6 @@
 
 #include "srdma.h"
 
-static bool srdma_wr_is_rd_atomic(u32 opcode)
-{
-	return opcode == IB_WR_RDMA_READ || opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
-	       opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
-}
-
 static bool srdma_outstanding(struct srdma_qp *qp)
 {
 	return qp->req.psn_end != qp->comp.psn;

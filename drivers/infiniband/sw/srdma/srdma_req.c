@@ -41,12 +41,6 @@ static const u8 srdma_req_opcodes[][4] = {
 		RC(RDMA_WRITE_ONLY_WITH_IMMEDIATE) },
 };
 
-static bool srdma_wr_is_rd_atomic(u32 opcode)
-{
-	return opcode == IB_WR_RDMA_READ || opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
-	       opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
-}
-
 static u32 srdma_sq_next(struct srdma_qp *qp, u32 index)
 {
 	return (index + 1) & qp->sq.queue.index_mask;
