@@ -30,7 +30,7 @@ if [ ! -x "$prog" ]; then
 	echo "not ok 1 - $prog exists (build it on the host first: make -C tests)"
 	exit 1
 fi
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 drivers=${RC_LOSS_DRIVERS:-srdma rxe}
 mib=${RC_LOSS_MIB:-8}
