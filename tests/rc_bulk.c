@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
  * rc_bulk: move a buffer by RDMA WRITE and by RDMA READ over one RC
- * connection, check every byte, and say how fast it went.
+ * connection, check every byte, and say how fast it went. A write that
+ * fails leaves the connection in error (or stuck): the read then runs on a
+ * new one, so that its verdict is its own.
  *
  *   rc_bulk [-m MIB] [-s BYTES] [-d DEPTH] [-t TIMEOUT] [-T SECONDS]
  *           [-g GUARD] DEVICE PEER_DEVICE
@@ -66,16 +68,20 @@ struct opts {
 
 static long long deadline_us;
 
+/* the reason a transfer failed, printed after its "not ok" line */
+static char why[256];
+
 /*
  * transfer() - move all of @local to or from @remote with @op, DEPTH
  * outstanding; returns 0 and the time taken in @secs, or a negative errno
- * value after a diagnostic
+ * value with the reason in why[]
  */
 static int transfer(const struct opts *o, struct rc_pair *p,
 		    enum ibv_wr_opcode op, struct rc_buf *local,
 		    struct rc_buf *remote, double *secs)
 {
 	unsigned int nmsg = o->bytes / o->msg, posted = 0, done = 0;
+	struct ibv_send_wr *bad;
 	struct ibv_wc wc[POLL_BATCH];
 	long long t0;
 	int i, n, err;
@@ -97,35 +103,43 @@ static int transfer(const struct opts *o, struct rc_pair *p,
 				},
 			};
 
-			err = rc_post_send(p->a.qp, &wr);
-			if (err)
+			err = rc_verb_err(ibv_post_send(p->a.qp, &wr, &bad));
+			if (err) {
+				snprintf(why, sizeof(why),
+					 "ibv_post_send of work request %u: %s (%u completed)",
+					 posted, strerror(err), done);
 				return -err;
+			}
 			posted++;
 		}
 		n = ibv_poll_cq(p->a.scq, POLL_BATCH, wc);
 		if (n < 0) {
-			diag("ibv_poll_cq: %d", n);
+			snprintf(why, sizeof(why), "ibv_poll_cq: %d", n);
 			return -EIO;
 		}
 		for (i = 0; i < n; i++, done++) {
 			if (wc[i].status != IBV_WC_SUCCESS) {
-				diag("work request %llu: %s (vendor error %#x)",
-				     (unsigned long long)wc[i].wr_id,
-				     ibv_wc_status_str(wc[i].status),
-				     wc[i].vendor_err);
+				snprintf(why, sizeof(why),
+					 "work request %llu: %s (vendor error %#x) after %.3f s",
+					 (unsigned long long)wc[i].wr_id,
+					 ibv_wc_status_str(wc[i].status),
+					 wc[i].vendor_err,
+					 (rc_now_us() - t0) / 1e6);
 				return -EIO;
 			}
 			if (wc[i].wr_id != done) {
-				diag("completion of work request %llu where %u was due",
-				     (unsigned long long)wc[i].wr_id, done);
+				snprintf(why, sizeof(why),
+					 "completion of work request %llu where %u was due",
+					 (unsigned long long)wc[i].wr_id, done);
 				return -EIO;
 			}
 		}
 		if (n)
 			continue;
 		if (rc_now_us() > deadline_us) {
-			diag("%u of %u messages completed, %u posted, when time ran out",
-			     done, nmsg, posted);
+			snprintf(why, sizeof(why),
+				 "%u of %u messages completed, %u posted, when time ran out",
+				 done, nmsg, posted);
 			return -ETIMEDOUT;
 		}
 		sched_yield();
@@ -144,8 +158,11 @@ static bool all_zero(const unsigned char *p, size_t len)
 	return true;
 }
 
-/* run() - one direction: transfer, check, report */
-static void run(const struct opts *o, struct rc_pair *p, const char *name,
+/*
+ * run() - one direction: transfer, check, report; false if the transfer
+ * failed (the connection is of no further use)
+ */
+static bool run(const struct opts *o, struct rc_pair *p, const char *name,
 		enum ibv_wr_opcode op, struct rc_buf *local,
 		struct rc_buf *remote, struct rc_buf *dst, unsigned int seed)
 {
@@ -155,8 +172,10 @@ static void run(const struct opts *o, struct rc_pair *p, const char *name,
 
 	err = transfer(o, p, op, local, remote, &secs);
 	if (!check(!err, "%s: %zu messages of %u bytes, %u outstanding, all fine, in order",
-		   name, o->bytes / o->msg, o->msg, o->depth))
-		return;
+		   name, o->bytes / o->msg, o->msg, o->depth)) {
+		diag("%s", why);
+		return false;
+	}
 	first = rc_mismatch(dst->p, o->bytes, seed, &bad);
 	if (!bad && o->guard)
 		bad = !all_zero(dst->p + o->bytes, o->guard);
@@ -164,10 +183,32 @@ static void run(const struct opts *o, struct rc_pair *p, const char *name,
 		   o->guard ? ", nothing beyond them" : "")) {
 		diag("%zu bytes differ, the first at offset %zu: %#04x, pattern %#04x",
 		     bad, first, dst->p[first], rc_pattern(seed, first));
-		return;
+		return true;
 	}
 	diag("result %s %.0f MiB %.3f s %.1f MiB/s", name, mib, secs,
 	     secs > 0 ? mib / secs : 0);
+	return true;
+}
+
+/* bulk_connect() - a fresh pair of RC QPs from @da to @peer, in RTS */
+static bool bulk_connect(const struct opts *o, struct rc_pair *p,
+			 struct rc_dev *da, struct rc_dev *peer)
+{
+	struct rc_qp_opts qo;
+
+	rc_qp_opts_default(&qo);
+	qo.send_wr = o->depth;
+	qo.cqe = 2 * o->depth > RC_CQE ? 2 * o->depth : RC_CQE;
+	if (!check(!rc_pair_create(p, da, peer, &qo), "RC QPs created"))
+		return false;
+	p->ca.timeout = o->timeout;
+	p->ca.max_rd_atomic = o->depth > 255 ? 255 : o->depth;
+	p->cb.max_dest_rd_atomic = p->ca.max_rd_atomic;
+	if (check(!rc_pair_connect(p), "RC QPs connected (%s -> %s, timeout %u)",
+		  da->name, peer->name, o->timeout))
+		return true;
+	rc_pair_destroy(p);
+	return false;
 }
 
 static void bad_usage(void)
@@ -188,7 +229,6 @@ int main(int argc, char **argv)
 	};
 	struct rc_buf a_src, a_dst, b_src, b_dst;
 	struct rc_dev da, db, *peer;
-	struct rc_qp_opts qo;
 	struct rc_pair p;
 	size_t len;
 	int c;
@@ -248,20 +288,20 @@ int main(int argc, char **argv)
 	rc_fill(a_src.p, o.bytes, SEED_WRITE);
 	rc_fill(b_src.p, o.bytes, SEED_READ);
 
-	rc_qp_opts_default(&qo);
-	qo.send_wr = o.depth;
-	qo.cqe = 2 * o.depth > RC_CQE ? 2 * o.depth : RC_CQE;
-	if (!check(!rc_pair_create(&p, &da, peer, &qo), "RC QPs created"))
+	if (!bulk_connect(&o, &p, &da, peer))
 		goto bail;
-	p.ca.timeout = o.timeout;
-	p.ca.max_rd_atomic = o.depth > 255 ? 255 : o.depth;
-	p.cb.max_dest_rd_atomic = p.ca.max_rd_atomic;
-	if (!check(!rc_pair_connect(&p), "RC QPs connected (%s -> %s, timeout %u)",
-		   da.name, peer->name, o.timeout))
-		goto bail;
-
-	run(&o, &p, "write", IBV_WR_RDMA_WRITE, &a_src, &b_dst, &b_dst,
-	    SEED_WRITE);
+	if (!run(&o, &p, "write", IBV_WR_RDMA_WRITE, &a_src, &b_dst, &b_dst,
+		 SEED_WRITE)) {
+		/*
+		 * The connection failed (in error, or stuck with WRs
+		 * outstanding): the read gets one of its own, and what is left
+		 * of the time, so that its verdict is about the read.
+		 */
+		diag("the read runs on a new connection");
+		rc_pair_destroy(&p);
+		if (!bulk_connect(&o, &p, &da, peer))
+			goto bail;
+	}
 	run(&o, &p, "read", IBV_WR_RDMA_READ, &a_dst, &b_src, &a_dst,
 	    SEED_READ);
 

@@ -1,15 +1,17 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
-# timeout: 1200
+# timeout: 900
 # RC under packet loss and reordering: tests/rc_bulk moves RC_LOSS_MIB MiB
-# (default 8) by RDMA WRITE and by RDMA READ (64 KiB messages, 8
+# (default 4) by RDMA WRITE and by RDMA READ (64 KiB messages, 8
 # outstanding) and checks every byte, loss-free, with netem loss 1 %, loss
 # 5 %, reordering (delay 1ms reorder 25% 50%) and loss-free again (how much
 # the figures drift on a shared machine), for srdma and then for rdma_rxe
 # in the same boot. Each run must finish (rc_bulk gives up after
-# RC_LOSS_SECONDS, default 120) with its data intact. perftest's ib_write_bw
-# and ib_read_bw run under the same conditions, for figures only. A table
-# of throughput against the first loss-free run ends the output.
+# RC_LOSS_SECONDS, default 120, for both directions) with its data intact.
+# With RC_LOSS_PERFTEST=1, perftest's ib_write_bw and ib_read_bw run under
+# the same conditions, for figures only (off by default: they assert
+# nothing and would add about 5 minutes). A table of throughput against the
+# first loss-free run ends the output.
 #
 # Topology (one VM), MTU 9000 on a veth pair, netem on the egress of both
 # veth ends (so requests, responses and ACKs all see it; the loss rate is
@@ -23,7 +25,7 @@
 #             match locally generated packets, accept_local on the veths):
 #             the traffic crosses the pair and netem sees it. A check makes
 #             sure it does.
-# RC_LOSS_DRIVERS (default "srdma rxe") and RC_LOSS_PERFTEST (default 1)
+# RC_LOSS_DRIVERS (default "srdma rxe") and RC_LOSS_PERFTEST (default 0)
 # choose what runs.
 prog=$(dirname "$0")/../../tests/bin/rc_bulk
 if [ ! -x "$prog" ]; then
@@ -33,9 +35,9 @@ fi
 . "$(dirname "$0")/../lib.sh"
 
 drivers=${RC_LOSS_DRIVERS:-srdma rxe}
-mib=${RC_LOSS_MIB:-8}
+mib=${RC_LOSS_MIB:-4}
 seconds=${RC_LOSS_SECONDS:-120}
-perftest=${RC_LOSS_PERFTEST:-1}
+perftest=${RC_LOSS_PERFTEST:-0}
 conditions=("none" "loss 1%" "loss 5%" "delay 1ms reorder 25% 50%" "none")
 table=$SRDMA_RESULTS/loss-table.txt
 : > "$table"
@@ -88,16 +90,19 @@ rxe_self_over_veth() {
 
 # perf TEST DEVICE PEER_DEVICE: TEST (ib_write_bw, ib_read_bw) from DEVICE
 # to a server on PEER_DEVICE at 198.18.0.2; prints the average MB/sec (or
-# "-"); the output is kept in $SRDMA_RESULTS
+# "-"); the output is kept in $SRDMA_RESULTS. The time limits are generous
+# (under loss the debug guest is slow) and the server's is the longer: a
+# server killed first destroys its QP, and the client then fails with
+# RETRY_EXC_ERR, which would say nothing about the driver.
 perf() {
 	local test=$1 dev=$2 pdev=$3 log=$SRDMA_RESULTS/$4 ns=() bw
 	local args=(-s 65536 -n 64 -F -p "$port")
 	[ -n "$peer_ns" ] && ns=(ip netns exec "$peer_ns")
 	port=$((port + 1))
-	timeout 70 "${ns[@]}" "$test" "${args[@]}" -d "$pdev" -x "$(gid_index "$pdev")" \
+	timeout 200 "${ns[@]}" "$test" "${args[@]}" -d "$pdev" -x "$(gid_index "$pdev")" \
 		> "$log.server" 2>&1 &
 	sleep 1
-	timeout 60 "$test" "${args[@]}" -d "$dev" -x "$(gid_index "$dev")" 198.18.0.2 \
+	timeout 180 "$test" "${args[@]}" -d "$dev" -x "$(gid_index "$dev")" 198.18.0.2 \
 		> "$log.client" 2>&1
 	wait
 	bw=$(awk 'f && NF >= 4 { print $4; exit } /#bytes/ { f = 1 }' "$log.client")
@@ -186,8 +191,13 @@ for drv in $drivers; do
 	esac
 done
 
-echo "# Throughput, MiB/s (rc_bulk: $mib MiB each way; perftest: 64 x 64 KiB,"
-echo "# its MB/sec is MiB/s too); netem on both veth egresses; all runs in $SRDMA_RESULTS"
+if [ "$perftest" = 1 ]; then
+	echo "# Throughput, MiB/s (rc_bulk: $mib MiB each way; perftest: 64 x 64 KiB,"
+	echo "# its MB/sec is MiB/s too); netem on both veth egresses; all runs in $SRDMA_RESULTS"
+else
+	echo "# Throughput, MiB/s (rc_bulk: $mib MiB each way; perftest not run:"
+	echo "# RC_LOSS_PERFTEST=1); netem on both veth egresses; all runs in $SRDMA_RESULTS"
+fi
 for drv in $drivers; do
 	echo "#"
 	echo "# === $drv"
