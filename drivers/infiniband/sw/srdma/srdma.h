@@ -375,7 +375,7 @@ struct srdma_req {
  * @psn: oldest PSN not acknowledged yet
  * @retry_left: retries after timeouts or sequence NAKs before RETRY_EXC_ERR
  * @rnr_retry_left: retries after RNR NAKs; 7 means without end
- * @rewound: go-back-N already started at @psn: ignore later gaps
+ * @rewound: gone back N at @psn, no news since: ignore NAKs and gaps
  */
 struct srdma_comp {
 	u32 psn;

@@ -12,8 +12,15 @@
  * on a gap in read responses, on an ACK past a read whose responses did not
  * all come (an implied NAK), and when the ACK timeout expires: each counts
  * against retry_cnt, and the WQE fails with IB_WC_RETRY_EXC_ERR when none
- * is left. An RNR NAK stops the requester for the delay it names, against
- * rnr_retry (7: without end). Any progress gives both counts back.
+ * is left. Once gone back, later NAKs and gaps are ignored until an ACK or
+ * a response brings news: with reordering on the path, the retransmission
+ * is already under way and each reordered packet draws NAKs of its own
+ * (rdma_rxe does the same). An RNR NAK stops the requester for the delay
+ * it names, against rnr_retry (7: without end). Any progress gives both
+ * counts back.
+ *
+ * The ACK timeout runs from the last response received, whatever it said:
+ * it is there to find a peer that stopped answering.
  */
 #include <srdma/psn.h>
 
@@ -39,12 +46,17 @@ void srdma_comp_restart_timer(struct srdma_qp *qp)
 		hrtimer_try_to_cancel(&qp->retry_timer);
 }
 
-/* the peer moved forward: the retry counts are whole again */
-static void srdma_comp_progress(struct srdma_qp *qp)
+/*
+ * The peer moved forward to @psn: the retry counts are whole again, and an
+ * @ack (an ACK, a response; not the PSNs a NAK acknowledges) ends a go-back.
+ */
+static void srdma_comp_progress(struct srdma_qp *qp, u32 psn, bool ack)
 {
+	qp->comp.psn = psn;
+	if (ack)
+		qp->comp.rewound = false;
 	qp->comp.retry_left = qp->attr.retry_cnt;
 	qp->comp.rnr_retry_left = qp->attr.rnr_retry;
-	qp->comp.rewound = false;
 	srdma_comp_restart_timer(qp);
 }
 
@@ -77,9 +89,8 @@ static void srdma_comp_fail(struct srdma_qp *qp, enum ib_wc_status status)
 }
 
 /*
- * Go back N, against retry_cnt. Gaps in read responses and implied NAKs go
- * back once per gap (@once); a sequence NAK always does: the responder
- * sends one per gap.
+ * Go back N, against retry_cnt: once until news comes back (@once), or
+ * whatever happened before (a timeout).
  */
 static void srdma_comp_go_back(struct srdma_qp *qp, bool once)
 {
@@ -95,8 +106,8 @@ static void srdma_comp_go_back(struct srdma_qp *qp, bool once)
 	srdma_comp_restart_timer(qp);
 }
 
-/* every PSN up to @psn is acknowledged; true if that was news */
-static bool srdma_comp_ack(struct srdma_qp *qp, u32 psn)
+/* every PSN up to @psn is acknowledged (@ack: see above); true if news */
+static bool srdma_comp_ack(struct srdma_qp *qp, u32 psn, bool ack)
 {
 	u32 mask = qp->sq.queue.index_mask;
 	struct srdma_swqe *swqe;
@@ -117,10 +128,8 @@ static bool srdma_comp_ack(struct srdma_qp *qp, u32 psn)
 			if (srdma_psn_before(psn, swqe->first_psn))
 				break;
 			/* past a read whose responses did not all come */
-			if (srdma_psn_before(qp->comp.psn, swqe->first_psn)) {
-				qp->comp.psn = swqe->first_psn;
-				srdma_comp_progress(qp);
-			}
+			if (srdma_psn_before(qp->comp.psn, swqe->first_psn))
+				srdma_comp_progress(qp, swqe->first_psn, ack);
 			srdma_comp_go_back(qp, true);
 			return true;
 		}
@@ -129,15 +138,14 @@ static bool srdma_comp_ack(struct srdma_qp *qp, u32 psn)
 			break;
 		swqe->state = SRDMA_SWQE_DONE;
 	}
-	qp->comp.psn = next;
-	srdma_comp_progress(qp);
+	srdma_comp_progress(qp, next, ack);
 	return true;
 }
 
 static void srdma_comp_rnr_nak(struct srdma_qp *qp, u32 psn, u8 timer)
 {
 	srdma_count(to_srdma_dev(qp->ibqp.device), SRDMA_CNT_RNR_NAKS_RCVD);
-	srdma_comp_ack(qp, srdma_psn_add(psn, SRDMA_PSN_MASK));
+	srdma_comp_ack(qp, srdma_psn_add(psn, SRDMA_PSN_MASK), false);
 	if (psn != qp->comp.psn || qp->req.rnr_wait)
 		return;
 	if (!qp->comp.rnr_retry_left) {
@@ -161,12 +169,12 @@ static void srdma_comp_nak(struct srdma_qp *qp, u32 psn, u8 code)
 {
 	struct srdma_dev *sdev = to_srdma_dev(qp->ibqp.device);
 
-	srdma_comp_ack(qp, srdma_psn_add(psn, SRDMA_PSN_MASK));
+	srdma_comp_ack(qp, srdma_psn_add(psn, SRDMA_PSN_MASK), false);
 	if (psn != qp->comp.psn)
 		return;
 	if (code == SRDMA_NAK_PSN_SEQ) {
 		srdma_count(sdev, SRDMA_CNT_SEQ_NAKS_RCVD);
-		srdma_comp_go_back(qp, false);
+		srdma_comp_go_back(qp, true);
 		return;
 	}
 	srdma_count(sdev, SRDMA_CNT_REMOTE_ERRORS);
@@ -191,7 +199,7 @@ static struct srdma_swqe *srdma_comp_response_wqe(struct srdma_qp *qp,
 		return NULL;
 	}
 	if (psn != qp->comp.psn)
-		srdma_comp_ack(qp, srdma_psn_add(psn, SRDMA_PSN_MASK));
+		srdma_comp_ack(qp, srdma_psn_add(psn, SRDMA_PSN_MASK), true);
 	if (psn != qp->comp.psn) {
 		srdma_comp_go_back(qp, true);
 		return NULL;
@@ -206,12 +214,11 @@ static struct srdma_swqe *srdma_comp_response_wqe(struct srdma_qp *qp,
 static void srdma_comp_wqe_done(struct srdma_qp *qp, struct srdma_swqe *swqe,
 				u32 psn)
 {
-	qp->comp.psn = srdma_psn_add(psn, 1);
 	if (psn == srdma_psn_add(swqe->first_psn, swqe->npsn - 1)) {
 		swqe->state = SRDMA_SWQE_DONE;
 		qp->req.rd_atomic--;
 	}
-	srdma_comp_progress(qp);
+	srdma_comp_progress(qp, srdma_psn_add(psn, 1), true);
 }
 
 static void srdma_comp_read_response(struct srdma_qp *qp, struct sk_buff *skb)
@@ -274,12 +281,13 @@ static void srdma_comp_pkt(struct srdma_qp *qp, struct sk_buff *skb)
 	struct srdma_pkt *pkt = srdma_pkt(skb);
 	__be32 smsn;
 
+	srdma_comp_restart_timer(qp);
 	switch (pkt->opcode) {
 	case IB_OPCODE_RC_ACKNOWLEDGE:
 		smsn = ((struct srdma_aeth *)srdma_hdr(bth, SRDMA_OP_AETH))->smsn;
 		switch (srdma_aeth_type(smsn)) {
 		case SRDMA_AETH_ACK:
-			srdma_comp_ack(qp, pkt->psn);
+			srdma_comp_ack(qp, pkt->psn, true);
 			break;
 		case SRDMA_AETH_RNR_NAK:
 			srdma_comp_rnr_nak(qp, pkt->psn, srdma_aeth_value(smsn));
