@@ -9,7 +9,7 @@
 # decodes as InfiniBand (tshark), both hosts sent each kind of RC packet,
 # and every ICRC is correct (roce_icrc.py: tshark 4.0 shows the ICRC but
 # does not check it). SRDMA_REF=rxe runs rdma_rxe on host a too.
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/lib.sh"
 
 pcap=$SRDMA_RESULTS/rocev2.pcap
 fields=$SRDMA_RESULTS/rocev2.tshark
@@ -88,7 +88,7 @@ capture_whole() {
 # icrcs_correct: roce_icrc.py finds every ICRC of the capture correct
 icrcs_correct() {
 	local status
-	timeout 120 python3 tools/scenarios/pending/roce_icrc.py "$pcap" > "$icrc"
+	timeout 120 python3 tools/scenarios/roce_icrc.py "$pcap" > "$icrc"
 	status=$?
 	tail -n 1 "$icrc"
 	grep ' BAD ' "$icrc" | head -n 5
@@ -104,7 +104,7 @@ flipped_byte_found() {
 	head -c 2048 "$pcap" > "$copy" && byte=$(od -An -tu1 -j94 -N1 "$copy") || return 1
 	printf -v hex '%02x' $((255 - byte))
 	printf "\\x$hex" | dd of="$copy" bs=1 seek=94 conv=notrunc status=none || return 1
-	out=$(timeout 120 python3 tools/scenarios/pending/roce_icrc.py "$copy")
+	out=$(timeout 120 python3 tools/scenarios/roce_icrc.py "$copy")
 	[ $? = 1 ] || return 1
 	tail -n 1 <<< "$out"
 	[ "$(grep -c ' BAD ' <<< "$out")" = 1 ]

@@ -28,7 +28,7 @@ if [ ! -x "$prog" ]; then
 	echo "not ok 1 - $prog exists (build it on the host first: make -C tests)"
 	exit 1
 fi
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/lib.sh"
 
 drivers=${RC_TIMER_DRIVERS:-srdma rxe}
 bound=${RC_TIMER_BOUND:-5,1}

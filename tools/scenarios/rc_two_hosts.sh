@@ -5,7 +5,7 @@
 # Two VMs, srdma on both hosts' virtio-net eth0: ibv_rc_pingpong and
 # perftest's RC bandwidth and latency tests, host b serving and host a
 # connecting. SRDMA_REF=rxe runs rdma_rxe on both hosts instead.
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/lib.sh"
 
 rc_eth0_device "${SRDMA_REF:-srdma}"
 rc_serve b
