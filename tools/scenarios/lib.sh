@@ -223,6 +223,15 @@ _rc_side_ok() {
 		return 1
 	fi
 	[ "$1" = 0 ] && grep -Eq -- "$3" "$2" && ! grep -q 'invalid data' "$2" && return 0
+	# perftest's latency tests time with the TSC, calibrated against
+	# gettimeofday(); a descheduled TCG guest fails that calibration
+	# ("r^2 < 0.9") and prints inf: every iteration ran, only the clock
+	# is unknown, so the transport passed
+	if [ "$1" = 0 ] && grep -q 'Correlation coefficient r^2: .* < 0.9' "$2" &&
+		grep -Eq -- "${3//\[0-9.\]+/(inf|[0-9.]+)}" "$2"; then
+		echo "# perftest could not calibrate its clock (r^2 < 0.9): no latency figure"
+		return 0
+	fi
 	echo "exit status $1 (124: timed out after ${rc_timeout}s), expected /$3/"
 	tail -n 12 "$2"
 	return 1
