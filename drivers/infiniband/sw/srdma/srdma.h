@@ -21,6 +21,7 @@
 
 #include "srdma_hdr.h"
 #include "srdma_queue.h"
+#include "srdma_rate.h"
 
 /* The rxe user ABI, so that stock librxe from rdma-core drives srdma. */
 #define SRDMA_UVERBS_ABI_VERSION	2
@@ -106,6 +107,9 @@ enum srdma_counter {
 	SRDMA_CNT_DROP_OUT_OF_SEQ,
 	SRDMA_CNT_REMOTE_ERRORS,
 	SRDMA_CNT_LOCAL_ERRORS,
+	SRDMA_CNT_RATE_THROTTLES,
+	SRDMA_CNT_RATE_THROTTLED_NS,
+	SRDMA_CNT_RR_WAITS,
 	SRDMA_NUM_COUNTERS
 };
 
@@ -135,6 +139,7 @@ enum srdma_counter {
  * @cq_count: CQs allocated, against SRDMA_MAX_CQ
  * @qp_count: QPs allocated, against SRDMA_MAX_QP
  * @counters: enum srdma_counter, shown by rdma statistic
+ * @rate: the port's rate settings and round-robin
  */
 struct srdma_dev {
 	struct ib_device ib_dev;
@@ -164,6 +169,7 @@ struct srdma_dev {
 	atomic_t cq_count;
 	atomic_t qp_count;
 	atomic64_t counters[SRDMA_NUM_COUNTERS];
+	struct srdma_port_rate rate;
 };
 
 static inline void srdma_count(struct srdma_dev *sdev, enum srdma_counter c)
@@ -496,6 +502,7 @@ struct srdma_resp {
  * @rnr_timer: the RNR NAK delay
  * @xmit_timer: retries a transmit the netdev refused
  * @sqd_pending: in SQD, IB_EVENT_SQ_DRAINED not raised yet
+ * @rate: its token bucket and place in the port's round-robin
  *
  * The engine's state (@req, @comp, @resp, @swqes) is touched only by the
  * one running the task, and by modify_qp and destroy with the task paused.
@@ -534,6 +541,7 @@ struct srdma_qp {
 	struct hrtimer rnr_timer;
 	struct hrtimer xmit_timer;
 	bool sqd_pending;
+	struct srdma_qp_rate rate;
 };
 
 /* a READ or an atomic: limited by max_rd_atomic, answered with data */
@@ -734,6 +742,7 @@ int srdma_task_init(void);
 void srdma_task_exit(void);
 void srdma_task_setup(struct srdma_qp *qp);
 void srdma_task_kick(struct srdma_qp *qp);
+void srdma_task_kick_later(struct srdma_qp *qp);
 void srdma_task_pause(struct srdma_qp *qp);
 void srdma_task_resume(struct srdma_qp *qp);
 
@@ -743,6 +752,29 @@ u64 srdma_rnr_delay_ns(u8 min_rnr_timer);
 void srdma_timers_setup(struct srdma_qp *qp);
 void srdma_timer_arm(struct hrtimer *timer, u64 delay_ns);
 void srdma_timers_cancel(struct srdma_qp *qp);
+
+/* srdma_sched.c */
+enum srdma_send {
+	SRDMA_SEND_WAIT,	/* not now: the engine is kicked when it may */
+	SRDMA_SEND_OK,
+	SRDMA_SEND_LAST,	/* this one, then a wait: it should ask for an ACK */
+};
+enum srdma_send srdma_sched_may_send(struct srdma_qp *qp);
+int srdma_qp_xmit(struct srdma_qp *qp, struct sk_buff *skb);
+void srdma_sched_idle(struct srdma_qp *qp);
+void srdma_sched_leave(struct srdma_qp *qp);
+void srdma_port_rate_init(struct srdma_dev *sdev);
+u64 srdma_port_rate_refresh(struct srdma_dev *sdev);
+void srdma_qp_rate_init(struct srdma_qp *qp);
+void srdma_qp_rate_set_verbs(struct srdma_qp *qp, u64 kbps);
+void srdma_qp_rate_set_av(struct srdma_qp *qp, u8 static_rate);
+void srdma_qp_rate_set_admin(struct srdma_qp *qp, u64 kbps, u32 burst);
+void srdma_qp_rate_read(struct srdma_qp *qp, struct srdma_rate_cfg *cfg,
+			struct srdma_qp_rate_info *info);
+
+/* srdma_rate_nl.c */
+int srdma_rate_nl_init(void);
+void srdma_rate_nl_exit(void);
 
 /* srdma_req.c */
 bool srdma_req_run(struct srdma_qp *qp);
@@ -769,6 +801,7 @@ int srdma_get_hw_stats(struct ib_device *ib_dev, struct rdma_hw_stats *stats,
 /* srdma_main.c */
 void srdma_dealloc_driver(struct ib_device *ib_dev);
 void srdma_flush_unregistrations(void);
+struct srdma_dev *srdma_dev_get_by_name(const char *name);
 #if IS_ENABLED(CONFIG_KUNIT)
 int srdma_newlink(const char *ibdev_name, struct net_device *ndev);
 #endif

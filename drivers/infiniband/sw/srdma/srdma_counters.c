@@ -24,6 +24,9 @@ static const struct rdma_stat_desc srdma_counter_descs[] = {
 	[SRDMA_CNT_DROP_OUT_OF_SEQ] = { .name = "drop_out_of_sequence" },
 	[SRDMA_CNT_REMOTE_ERRORS] = { .name = "remote_errors" },
 	[SRDMA_CNT_LOCAL_ERRORS] = { .name = "local_errors" },
+	[SRDMA_CNT_RATE_THROTTLES] = { .name = "rate_throttles" },
+	[SRDMA_CNT_RATE_THROTTLED_NS] = { .name = "rate_throttled_ns" },
+	[SRDMA_CNT_RR_WAITS] = { .name = "rr_waits" },
 };
 
 struct rdma_hw_stats *srdma_alloc_hw_port_stats(struct ib_device *ib_dev,

@@ -156,6 +156,10 @@ VISIBLE_IF_KUNIT int srdma_newlink(const char *ibdev_name,
 	ib_set_device_ops(&sdev->ib_dev, &srdma_dev_ops);
 	srdma_dev_init_attrs(sdev);
 	srdma_port_update(sdev);
+	srdma_port_rate_init(sdev);
+	rtnl_lock();
+	srdma_port_rate_refresh(sdev);
+	rtnl_unlock();
 	err = ib_device_set_netdev(&sdev->ib_dev, ndev, SRDMA_PORT);
 	if (err)
 		goto err_dealloc;
@@ -208,6 +212,7 @@ static int srdma_netdev_event(struct notifier_block *nb, unsigned long event,
 	case NETDEV_CHANGE:
 	case NETDEV_CHANGEMTU:
 		srdma_port_update(sdev);
+		srdma_port_rate_refresh(sdev);
 		break;
 	default:
 		break;
@@ -261,9 +266,15 @@ static int __init srdma_init(void)
 	if (err)
 		goto err_net;
 
+	err = srdma_rate_nl_init();
+	if (err)
+		goto err_notifier;
+
 	rdma_link_register(&srdma_link_ops);
 	return 0;
 
+err_notifier:
+	unregister_netdevice_notifier(&srdma_netdev_notifier);
 err_net:
 	srdma_net_exit();
 err_task:
@@ -285,9 +296,30 @@ void srdma_flush_unregistrations(void)
 }
 EXPORT_SYMBOL_IF_KUNIT(srdma_flush_unregistrations);
 
+/**
+ * srdma_dev_get_by_name() - find an srdma device by its name
+ * @name: "srdma0"
+ *
+ * Return: the device, held until ib_device_put(), or NULL if there is no
+ * device of that name or it is not srdma's (rdma_rxe has our driver_id).
+ */
+struct srdma_dev *srdma_dev_get_by_name(const char *name)
+{
+	struct ib_device *ib_dev = ib_device_get_by_name(name, RDMA_DRIVER_RXE);
+
+	if (!ib_dev)
+		return NULL;
+	if (ib_dev->ops.dealloc_driver != srdma_dealloc_driver) {
+		ib_device_put(ib_dev);
+		return NULL;
+	}
+	return to_srdma_dev(ib_dev);
+}
+
 static void __exit srdma_exit(void)
 {
 	rdma_link_unregister(&srdma_link_ops);
+	srdma_rate_nl_exit();
 	/*
 	 * Devices first: unregistering the notifier replays DOWN and
 	 * UNREGISTER of every netdev, which would raise port events on them.

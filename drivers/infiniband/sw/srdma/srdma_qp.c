@@ -162,6 +162,7 @@ static int srdma_qp_init_engine(struct srdma_qp *qp)
 	init_completion(&qp->released);
 	srdma_task_setup(qp);
 	srdma_timers_setup(qp);
+	srdma_qp_rate_init(qp);
 	skb_queue_head_init(&qp->resp_pkts);
 	skb_queue_head_init(&qp->comp_pkts);
 	return 0;
@@ -438,6 +439,10 @@ static const char *srdma_qp_check_attrs(struct srdma_qp *qp,
 	    (unsigned int)attr->path_mig_state > IB_MIG_ARMED)
 		return srdma_qp_refuse(bad_bit, IB_QP_PATH_MIG_STATE,
 				       "is not a migration state");
+	if ((mask & IB_QP_RATE_LIMIT) &&
+	    attr->rate_limit > READ_ONCE(sdev->rate.port_kbps))
+		return srdma_qp_refuse(bad_bit, IB_QP_RATE_LIMIT,
+				       "is above the port's speed");
 	if ((mask & IB_QP_AV) &&
 	    srdma_av_from_attr(sdev, av, &attr->ah_attr, &why))
 		return srdma_qp_refuse(bad_bit, IB_QP_AV, why);
@@ -561,6 +566,19 @@ static void srdma_qp_engine_attrs(struct srdma_qp *qp, u32 mask,
 		qp->sqd_pending = qp->sqd_notify;
 }
 
+/* the rate the attributes ask for; RESET forgets it */
+static void srdma_qp_rate_attrs(struct srdma_qp *qp,
+				const struct ib_qp_attr *attr, u32 mask,
+				enum ib_qp_state next)
+{
+	if (next == IB_QPS_RESET || (mask & IB_QP_AV))
+		srdma_qp_rate_set_av(qp, next == IB_QPS_RESET ? IB_RATE_PORT_CURRENT :
+						  qp->av.static_rate);
+	if (next == IB_QPS_RESET || (mask & IB_QP_RATE_LIMIT))
+		srdma_qp_rate_set_verbs(qp, next == IB_QPS_RESET ? 0 :
+					attr->rate_limit);
+}
+
 /* responder resources for max_dest_rd_atomic, allocated before the commit */
 static struct srdma_res *srdma_qp_alloc_res(const struct ib_qp_attr *attr,
 					    u32 mask, u32 *num)
@@ -656,6 +674,7 @@ int srdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	}
 	srdma_qp_set_state(qp, next);
 	srdma_qp_unlock_queues(qp, flags);
+	srdma_qp_rate_attrs(qp, attr, mask, next);
 	kfree(res);
 	srdma_task_resume(qp);
 	mutex_unlock(&qp->lock);

@@ -13,7 +13,9 @@
  * acknowledged (srdma_req_rewind()), which sends again from there with the
  * same PSNs; a read is asked again for the bytes still missing. LOCAL_INV
  * and REG_MR execute when the requester reaches them and complete in order.
- * A transmit the netdev refuses is retried SRDMA_XMIT_RETRY_NS later.
+ * A transmit the netdev refuses is retried SRDMA_XMIT_RETRY_NS later. Each
+ * packet waits for its turn and its rate (srdma_sched.c); the last before
+ * a wait asks for an ACK, so that the wait never looks like a lost ACK.
  */
 #include <srdma/psn.h>
 
@@ -117,9 +119,12 @@ static u32 srdma_swqe_npsn(struct srdma_qp *qp, struct srdma_swqe *swqe)
 	return max_t(u32, 1, DIV_ROUND_UP(swqe->length, qp->mtu_bytes));
 }
 
-/* the packet of @swqe with PSN @psn; sets *@next_psn to the PSN after it */
+/*
+ * The packet of @swqe with PSN @psn; sets *@next_psn to the PSN after it.
+ * @wait_next: the QP waits after it, so it asks for an ACK.
+ */
 static int srdma_req_send_pkt(struct srdma_qp *qp, struct srdma_swqe *swqe,
-			      u32 psn, u32 *next_psn)
+			      u32 psn, u32 *next_psn, bool wait_next)
 {
 	struct srdma_dev *sdev = to_srdma_dev(qp->ibqp.device);
 	struct rxe_send_wr *wr = &swqe->wqe.wr;
@@ -201,7 +206,7 @@ static int srdma_req_send_pkt(struct srdma_qp *qp, struct srdma_swqe *swqe,
 			}
 		}
 		se = last && (wr->send_flags & IB_SEND_SOLICITED);
-		ackreq = last ||
+		ackreq = last || wait_next ||
 			 ++qp->req.noack_pkts >= SRDMA_ACKREQ_EVERY_PKTS;
 		*next_psn = srdma_psn_add(psn, 1);
 		break;
@@ -210,7 +215,7 @@ static int srdma_req_send_pkt(struct srdma_qp *qp, struct srdma_swqe *swqe,
 		qp->req.noack_pkts = 0;
 	srdma_bth_init(bth, opcode, se, srdma_pad_bytes(payload),
 		       qp->attr.dest_qp_num, ackreq, psn);
-	err = srdma_xmit(sdev, &qp->av, &qp->dst_cache, qp->src_port, skb);
+	err = srdma_qp_xmit(qp, skb);
 	return err ? -EAGAIN : 0;
 }
 
@@ -233,6 +238,7 @@ static bool srdma_req_step(struct srdma_qp *qp, enum ib_qp_state state)
 	struct srdma_req *req = &qp->req;
 	struct srdma_swqe *swqe;
 	u32 psn = req->psn, next_psn;
+	enum srdma_send send;
 	int err;
 
 	if (req->rnr_wait ||
@@ -272,8 +278,12 @@ static bool srdma_req_step(struct srdma_qp *qp, enum ib_qp_state state)
 	}
 	if (srdma_psn_diff(psn, qp->comp.psn) >= SRDMA_MAX_INFLIGHT_PSNS)
 		return false;
+	send = srdma_sched_may_send(qp);
+	if (send == SRDMA_SEND_WAIT)
+		return false;
 
-	err = srdma_req_send_pkt(qp, swqe, psn, &next_psn);
+	err = srdma_req_send_pkt(qp, swqe, psn, &next_psn,
+				 send == SRDMA_SEND_LAST);
 	if (err == -EAGAIN || err == -ENOMEM) {
 		srdma_req_xmit_refused(qp);
 		return false;

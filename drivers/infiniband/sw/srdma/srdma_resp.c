@@ -44,7 +44,7 @@ static int srdma_resp_send_ack(struct srdma_qp *qp, enum srdma_aeth_type type,
 	aeth->smsn = srdma_aeth_make(type, value, qp->resp.msn);
 	srdma_bth_init(bth, IB_OPCODE_RC_ACKNOWLEDGE, false, 0,
 		       qp->attr.dest_qp_num, false, psn);
-	return srdma_xmit(sdev, &qp->av, &qp->dst_cache, qp->src_port, skb);
+	return srdma_qp_xmit(qp, skb);
 }
 
 static void srdma_resp_send_atomic_ack(struct srdma_qp *qp, u32 psn, u64 orig)
@@ -66,7 +66,7 @@ static void srdma_resp_send_atomic_ack(struct srdma_qp *qp, u32 psn, u64 orig)
 	atmack->orig = cpu_to_be64(orig);
 	srdma_bth_init(bth, IB_OPCODE_RC_ATOMIC_ACKNOWLEDGE, false, 0,
 		       qp->attr.dest_qp_num, false, psn);
-	srdma_xmit(sdev, &qp->av, &qp->dst_cache, qp->src_port, skb);
+	srdma_qp_xmit(qp, skb);
 }
 
 /* the coalesced ACK of the newest PSN executed */
@@ -212,7 +212,8 @@ static bool srdma_resp_send_read(struct srdma_qp *qp)
 	u32 n;
 
 	while (resp->read) {
-		if (!budget--) {
+		if (!budget-- ||
+		    srdma_sched_may_send(qp) == SRDMA_SEND_WAIT) {
 			refused = false;	/* the engine comes back */
 			break;
 		}
@@ -239,8 +240,7 @@ static bool srdma_resp_send_read(struct srdma_qp *qp)
 				      false);
 		srdma_bth_init(bth, opcode, false, srdma_pad_bytes(n),
 			       qp->attr.dest_qp_num, false, resp->read_psn);
-		if (srdma_xmit(sdev, &qp->av, &qp->dst_cache, qp->src_port,
-			       skb))
+		if (srdma_qp_xmit(qp, skb))
 			break;
 		resp->read_psn = srdma_psn_add(resp->read_psn, 1);
 		resp->read_va += n;

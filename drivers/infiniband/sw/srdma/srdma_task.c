@@ -11,6 +11,8 @@
  * Different QPs run on different CPUs at the same time; there is no lock
  * on this path, only the RUNNING and MORE bits.
  */
+#include <kunit/visibility.h>
+
 #include "srdma.h"
 
 static struct workqueue_struct *srdma_engine_wq;
@@ -54,6 +56,8 @@ static void srdma_task_run(struct srdma_qp *qp)
 			local_bh_enable();
 			return;
 		}
+		/* nothing more to send: the round-robin goes on without it */
+		srdma_sched_idle(qp);
 		clear_bit_unlock(SRDMA_TASK_RUNNING, &t->flags);
 		/* pairs with srdma_task_kick(): a MORE set now is seen below */
 		smp_mb__after_atomic();
@@ -92,6 +96,19 @@ void srdma_task_kick(struct srdma_qp *qp)
 		srdma_task_run(qp);
 }
 
+/* as srdma_task_kick(), but never runs the engine in the caller's context */
+void srdma_task_kick_later(struct srdma_qp *qp)
+{
+	struct srdma_task *t = &qp->task;
+
+	set_bit(SRDMA_TASK_MORE, &t->flags);
+	smp_mb__after_atomic();
+	if (test_bit(SRDMA_TASK_PAUSED, &t->flags) ||
+	    test_and_set_bit_lock(SRDMA_TASK_RUNNING, &t->flags))
+		return;
+	queue_work(srdma_engine_wq, &t->work);
+}
+
 /**
  * srdma_task_pause() - stop the engine of @qp and wait until it is idle
  * @qp: the QP
@@ -107,10 +124,17 @@ void srdma_task_pause(struct srdma_qp *qp)
 	set_bit(SRDMA_TASK_PAUSED, &t->flags);
 	/* a runner that starts from now on sees PAUSED */
 	smp_mb__after_atomic();
+	/*
+	 * Out of the port's round-robin, whose new rounds may have queued
+	 * the work before PAUSED: the loop waits for that too. Its engine may
+	 * have put it back before it stopped: out again once it has.
+	 */
+	srdma_sched_leave(qp);
 	while (test_bit(SRDMA_TASK_RUNNING, &t->flags)) {
 		flush_work(&t->work);
 		usleep_range(10, 50);
 	}
+	srdma_sched_leave(qp);
 	srdma_timers_cancel(qp);
 }
 
@@ -133,6 +157,7 @@ void srdma_task_setup(struct srdma_qp *qp)
 	qp->task.flags = 0;
 	INIT_WORK(&qp->task.work, srdma_task_work);
 }
+EXPORT_SYMBOL_IF_KUNIT(srdma_task_setup);
 
 int srdma_task_init(void)
 {

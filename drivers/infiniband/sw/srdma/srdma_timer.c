@@ -131,6 +131,7 @@ void srdma_timers_cancel(struct srdma_qp *qp)
 	hrtimer_cancel(&qp->retry_timer);
 	hrtimer_cancel(&qp->rnr_timer);
 	hrtimer_cancel(&qp->xmit_timer);
+	hrtimer_cancel(&qp->rate.timer);
 	clear_bit(SRDMA_EV_RETRY, &qp->events);
 	clear_bit(SRDMA_EV_RNR, &qp->events);
 }

@@ -1,0 +1,376 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Transmit scheduling: every QP's token bucket, and a round-robin of the
+ * port's QPs.
+ *
+ * An engine asks srdma_sched_may_send() before it builds a packet that
+ * carries data (a request, a read response) and sends every packet through
+ * srdma_qp_xmit(), which charges the frame to the QP's bucket. ACKs and
+ * NAKs are charged but never held back: holding them would only make the
+ * peer time out. A QP out of tokens stops, and an hrtimer set for the
+ * exact time they return kicks its engine: nothing polls.
+ *
+ * The round-robin is deficit round-robin in rounds. A QP that has data to
+ * send joins the port's round with a quantum of SRDMA_DRR_QUANTUM_BYTES;
+ * once it has used its quantum it waits for the next round if other QPs
+ * are still sending in this one; the round ends when no QP in it sends any
+ * more (quantum used, out of tokens, or nothing to send), and the QPs that
+ * waited start the next one. However a QP's engine gets its CPU time, no
+ * backlogged QP sends more than a quantum (and one frame) more than
+ * another per round.
+ */
+#include <kunit/visibility.h>
+#include <linux/ethtool.h>
+#include <linux/rtnetlink.h>
+
+#include "srdma.h"
+
+/* a frame of the path MTU: what the next packet may cost at most */
+static u32 srdma_sched_mtu_frame(struct srdma_qp *qp)
+{
+	return qp->mtu_bytes + SRDMA_MAX_HDR_BYTES + ETH_HLEN;
+}
+
+/* Ethernet frame bytes of a packet from srdma_pkt_alloc() of @len bytes */
+static u32 srdma_frame_bytes(const struct srdma_av *av, u32 len)
+{
+	u32 ip = av->network_type == RXE_NETWORK_TYPE_IPV4 ?
+		 sizeof(struct iphdr) : sizeof(struct ipv6hdr);
+
+	return ETH_HLEN + ip + sizeof(struct udphdr) + len;
+}
+
+/* a new round: the QPs that waited join it; under the port's lock */
+static void srdma_sched_new_round(struct srdma_port_rate *port)
+{
+	struct srdma_qp_rate *r, *next;
+
+	lockdep_assert_held(&port->lock);
+	list_for_each_entry_safe(r, next, &port->waiting, wait_node) {
+		list_del_init(&r->wait_node);
+		r->in_round = true;
+		r->deficit = SRDMA_DRR_QUANTUM_BYTES;
+		port->nr_active++;
+		/* not inline: that engine would take this lock again */
+		srdma_task_kick_later(container_of(r, struct srdma_qp, rate));
+	}
+}
+
+/* the QP stops sending in this round; under the port's lock */
+static void srdma_sched_leave_round(struct srdma_port_rate *port,
+				    struct srdma_qp_rate *r)
+{
+	lockdep_assert_held(&port->lock);
+	if (!r->in_round)
+		return;
+	r->in_round = false;
+	if (!--port->nr_active)
+		srdma_sched_new_round(port);
+}
+
+/* the rate in force follows the QP's and the port's settings */
+static void srdma_sched_apply(struct srdma_qp *qp, struct srdma_port_rate *port,
+			      u64 now)
+{
+	struct srdma_qp_rate *r = &qp->rate;
+	u32 gen = READ_ONCE(r->gen) + READ_ONCE(port->gen);
+	u64 dflt, ceiling, port_kbps, kbps;
+	struct srdma_rate_cfg cfg;
+	u32 burst;
+
+	if (gen == r->applied_gen)
+		return;
+	spin_lock(&port->lock);
+	dflt = port->default_kbps;
+	ceiling = port->ceiling_kbps;
+	burst = port->burst;
+	port_kbps = port->port_kbps;
+	gen = r->gen + port->gen;
+	spin_lock(&r->lock);
+	cfg = r->cfg;
+	spin_unlock(&r->lock);
+	spin_unlock(&port->lock);
+
+	r->source = srdma_rate_resolve(&cfg, dflt, ceiling, port_kbps, &kbps);
+	if (r->source == SRDMA_RATE_ADMIN && cfg.admin_burst)
+		burst = cfg.admin_burst;
+	srdma_tbf_set(&r->tbf, kbps, burst, now);
+	r->applied_gen = gen;
+}
+
+/* out of tokens for @wait ns: stop, and have the timer kick the engine */
+static void srdma_sched_throttle(struct srdma_qp *qp,
+				 struct srdma_port_rate *port, u64 now, u64 wait)
+{
+	struct srdma_dev *sdev = to_srdma_dev(qp->ibqp.device);
+	struct srdma_qp_rate *r = &qp->rate;
+
+	if (!r->throttled_since) {
+		r->throttled_since = now;
+		WRITE_ONCE(r->throttle_events, r->throttle_events + 1);
+		srdma_count(sdev, SRDMA_CNT_RATE_THROTTLES);
+	}
+	spin_lock(&port->lock);
+	srdma_sched_leave_round(port, r);
+	spin_unlock(&port->lock);
+	hrtimer_start(&r->timer, ns_to_ktime(now + wait),
+		      HRTIMER_MODE_ABS_PINNED_SOFT);
+}
+
+/**
+ * srdma_sched_may_send() - may the QP send a packet with data now?
+ * @qp: the QP, its engine running
+ *
+ * Return: SRDMA_SEND_WAIT if not (its engine is kicked when it may),
+ * SRDMA_SEND_LAST if it may but will then wait: that packet should ask for
+ * an ACK, or SRDMA_SEND_OK.
+ */
+enum srdma_send srdma_sched_may_send(struct srdma_qp *qp)
+{
+	struct srdma_dev *sdev = to_srdma_dev(qp->ibqp.device);
+	struct srdma_port_rate *port = &sdev->rate;
+	struct srdma_qp_rate *r = &qp->rate;
+	enum srdma_send ret = SRDMA_SEND_OK;
+	u64 now = ktime_get_ns(), wait;
+	s64 frame;
+
+	srdma_sched_apply(qp, port, now);
+	wait = srdma_tbf_wait_ns(&r->tbf, now);
+	if (wait) {
+		srdma_sched_throttle(qp, port, now, wait);
+		return SRDMA_SEND_WAIT;
+	}
+	if (r->throttled_since) {
+		WRITE_ONCE(r->throttled_ns,
+			   r->throttled_ns + now - r->throttled_since);
+		atomic64_add(now - r->throttled_since,
+			     &sdev->counters[SRDMA_CNT_RATE_THROTTLED_NS]);
+		r->throttled_since = 0;
+	}
+
+	frame = srdma_sched_mtu_frame(qp);
+	spin_lock(&port->lock);
+	r->deficit -= r->uncharged;
+	r->uncharged = 0;
+	if (!r->in_round) {
+		if (!list_empty(&r->wait_node)) {
+			spin_unlock(&port->lock);
+			return SRDMA_SEND_WAIT;	/* the next round kicks it */
+		}
+		r->in_round = true;
+		r->deficit = SRDMA_DRR_QUANTUM_BYTES;
+		port->nr_active++;
+	}
+	if (r->deficit <= 0) {
+		if (port->nr_active > 1) {
+			r->in_round = false;
+			port->nr_active--;
+			list_add_tail(&r->wait_node, &port->waiting);
+			spin_unlock(&port->lock);
+			srdma_count(sdev, SRDMA_CNT_RR_WAITS);
+			return SRDMA_SEND_WAIT;
+		}
+		/* the last one sending in this round: the next one starts */
+		srdma_sched_new_round(port);
+		r->deficit += SRDMA_DRR_QUANTUM_BYTES;
+	}
+	if (r->deficit <= frame && (port->nr_active > 1 ||
+				    !list_empty(&port->waiting)))
+		ret = SRDMA_SEND_LAST;
+	spin_unlock(&port->lock);
+	if (r->tbf.kbps &&
+	    r->tbf.tokens_ns < srdma_rate_cost_ns(frame, r->tbf.kbps))
+		ret = SRDMA_SEND_LAST;
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(srdma_sched_may_send);
+
+/**
+ * srdma_qp_xmit() - send a packet of the QP and charge it
+ * @qp: the QP, its engine running
+ * @skb: from srdma_pkt_alloc(), filled; consumed
+ *
+ * Return: as srdma_xmit().
+ */
+int srdma_qp_xmit(struct srdma_qp *qp, struct sk_buff *skb)
+{
+	struct srdma_dev *sdev = to_srdma_dev(qp->ibqp.device);
+	struct srdma_qp_rate *r = &qp->rate;
+	u32 bytes = srdma_frame_bytes(&qp->av, skb->len);
+	int err;
+
+	err = srdma_xmit(sdev, &qp->av, &qp->dst_cache, qp->src_port, skb);
+	if (err)
+		return err;
+	srdma_tbf_charge(&r->tbf, bytes);
+	WRITE_ONCE(r->tx_bytes, r->tx_bytes + bytes);
+	/* the deficit is the port lock's: srdma_sched_may_send() takes it */
+	r->uncharged += bytes;
+	return 0;
+}
+
+/**
+ * srdma_sched_idle() - the QP's engine has nothing more to send for now
+ * @qp: the QP, its engine running
+ */
+void srdma_sched_idle(struct srdma_qp *qp)
+{
+	struct srdma_port_rate *port = &to_srdma_dev(qp->ibqp.device)->rate;
+
+	/* only a new round sets it behind our back, and then kicks us */
+	if (!READ_ONCE(qp->rate.in_round))
+		return;
+	spin_lock(&port->lock);
+	srdma_sched_leave_round(port, &qp->rate);
+	spin_unlock(&port->lock);
+}
+EXPORT_SYMBOL_IF_KUNIT(srdma_sched_idle);
+
+/**
+ * srdma_sched_leave() - the QP leaves the round-robin for good (or until
+ * its engine runs again)
+ * @qp: the QP, its engine paused
+ */
+void srdma_sched_leave(struct srdma_qp *qp)
+{
+	struct srdma_port_rate *port = &to_srdma_dev(qp->ibqp.device)->rate;
+
+	spin_lock_bh(&port->lock);
+	srdma_sched_leave_round(port, &qp->rate);
+	list_del_init(&qp->rate.wait_node);
+	spin_unlock_bh(&port->lock);
+}
+EXPORT_SYMBOL_IF_KUNIT(srdma_sched_leave);
+
+/**
+ * srdma_port_rate_refresh() - read the netdev's speed again
+ * @sdev: the device
+ *
+ * Return: the port's speed in kbit/s, SRDMA_UNKNOWN_PORT_KBPS if the netdev
+ * reports none. The caller holds RTNL.
+ */
+u64 srdma_port_rate_refresh(struct srdma_dev *sdev)
+{
+	struct srdma_port_rate *port = &sdev->rate;
+	struct ethtool_link_ksettings ks;
+	u64 kbps = SRDMA_UNKNOWN_PORT_KBPS;
+
+	ASSERT_RTNL();
+	if (!__ethtool_get_link_ksettings(sdev->ndev, &ks) &&
+	    ks.base.speed && ks.base.speed != SPEED_UNKNOWN)
+		kbps = (u64)ks.base.speed * 1000;
+
+	spin_lock_bh(&port->lock);
+	if (port->port_kbps != kbps) {
+		port->port_kbps = kbps;
+		port->gen++;
+	}
+	spin_unlock_bh(&port->lock);
+	return kbps;
+}
+
+void srdma_port_rate_init(struct srdma_dev *sdev)
+{
+	struct srdma_port_rate *port = &sdev->rate;
+
+	spin_lock_init(&port->lock);
+	INIT_LIST_HEAD(&port->waiting);
+	port->port_kbps = SRDMA_UNKNOWN_PORT_KBPS;
+}
+EXPORT_SYMBOL_IF_KUNIT(srdma_port_rate_init);
+
+static enum hrtimer_restart srdma_sched_timer_expired(struct hrtimer *timer)
+{
+	srdma_task_kick(container_of(timer, struct srdma_qp, rate.timer));
+	return HRTIMER_NORESTART;
+}
+
+void srdma_qp_rate_init(struct srdma_qp *qp)
+{
+	struct srdma_qp_rate *r = &qp->rate;
+
+	memset(r, 0, sizeof(*r));
+	spin_lock_init(&r->lock);
+	INIT_LIST_HEAD(&r->wait_node);
+	hrtimer_init(&r->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_PINNED_SOFT);
+	r->timer.function = srdma_sched_timer_expired;
+	/* differs from any sum of generations until the first apply */
+	r->applied_gen = U32_MAX;
+}
+EXPORT_SYMBOL_IF_KUNIT(srdma_qp_rate_init);
+
+/* one source of the QP's rate changed: its engine applies it */
+static void srdma_qp_rate_changed(struct srdma_qp *qp)
+{
+	lockdep_assert_held(&qp->rate.lock);
+	qp->rate.gen++;
+}
+
+/**
+ * srdma_qp_rate_set_verbs() - IB_QP_RATE_LIMIT
+ * @qp: the QP
+ * @kbps: 0: none
+ */
+void srdma_qp_rate_set_verbs(struct srdma_qp *qp, u64 kbps)
+{
+	spin_lock_bh(&qp->rate.lock);
+	qp->rate.cfg.verbs_kbps = kbps;
+	srdma_qp_rate_changed(qp);
+	spin_unlock_bh(&qp->rate.lock);
+}
+
+/**
+ * srdma_qp_rate_set_av() - the static_rate of the QP's address vector
+ * @qp: the QP
+ * @static_rate: enum ib_rate
+ */
+void srdma_qp_rate_set_av(struct srdma_qp *qp, u8 static_rate)
+{
+	spin_lock_bh(&qp->rate.lock);
+	qp->rate.cfg.av_kbps = srdma_static_rate_kbps(static_rate);
+	srdma_qp_rate_changed(qp);
+	spin_unlock_bh(&qp->rate.lock);
+}
+
+/**
+ * srdma_qp_rate_set_admin() - an administrator's rate for the QP
+ * @qp: the QP
+ * @kbps: 0: none (the other sources apply again)
+ * @burst: bytes; 0: the default
+ *
+ * Takes effect at once: the engine is kicked, and a QP waiting for tokens
+ * at the old rate looks again.
+ */
+void srdma_qp_rate_set_admin(struct srdma_qp *qp, u64 kbps, u32 burst)
+{
+	spin_lock_bh(&qp->rate.lock);
+	qp->rate.cfg.admin_kbps = kbps;
+	qp->rate.cfg.admin_burst = kbps ? burst : 0;
+	srdma_qp_rate_changed(qp);
+	spin_unlock_bh(&qp->rate.lock);
+	srdma_task_kick_later(qp);
+}
+EXPORT_SYMBOL_IF_KUNIT(srdma_qp_rate_set_admin);
+
+/**
+ * srdma_qp_rate_read() - what netlink shows of a QP
+ * @qp: the QP
+ * @cfg: set to its sources
+ * @info: set to the rate in force and the counters
+ */
+void srdma_qp_rate_read(struct srdma_qp *qp, struct srdma_rate_cfg *cfg,
+			struct srdma_qp_rate_info *info)
+{
+	struct srdma_qp_rate *r = &qp->rate;
+
+	spin_lock_bh(&r->lock);
+	*cfg = r->cfg;
+	spin_unlock_bh(&r->lock);
+	/* the engine's own view; at worst one change behind */
+	info->kbps = READ_ONCE(r->tbf.kbps);
+	info->source = READ_ONCE(r->source);
+	info->depth_ns = READ_ONCE(r->tbf.depth_ns);
+	info->throttle_events = READ_ONCE(r->throttle_events);
+	info->throttled_ns = READ_ONCE(r->throttled_ns);
+	info->tx_bytes = READ_ONCE(r->tx_bytes);
+}

@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * rate_bw: RDMA WRITE streams on RC QPs side by side, each with its own
+ * rate limit, and the rate each one achieved on the wire.
+ *
+ *   rate_bw [-t SECONDS] [-w WARMUP] [-s BYTES] [-d DEPTH] [-R TOOL]
+ *           DEVICE PEER_DEVICE LIMIT...
+ *
+ * One QP pair per LIMIT (kbit/s, 0: none), requester on DEVICE, responder
+ * on PEER_DEVICE. A nonzero LIMIT is set before any traffic with
+ * "TOOL qp set DEVICE QPN rate LIMITkbit" (TOOL: tools/srdma-rate/srdma-rate
+ * by default). Every QP then keeps DEPTH (default 8) RDMA WRITEs of BYTES
+ * (default 65536) outstanding for SECONDS (default 3); the rate is what
+ * completed after the first WARMUP seconds (default 0.5: the initial burst
+ * and the start-up stay out of it).
+ *
+ * The rate counts Ethernet frames as the bucket does, from the path MTU:
+ * each packet's Ethernet (14), IPv4 (20), UDP (8), BTH (12) and ICRC (4)
+ * bytes, the RETH (16) of the first, and the payload. It is computed here,
+ * not read from the driver. One line per QP:
+ *
+ *   result QP QPN LIMIT_KBPS ACHIEVED_KBPS MESSAGES
+ *
+ * Exit 0 if every WR completed successfully, 1 if not, 2 on bad usage or
+ * set-up.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <infiniband/verbs.h>
+#include <inttypes.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rc_pair.h"
+
+#define MAX_QPS		8
+#define FRAME_OVERHEAD	(14 + 20 + 8 + 12 + 4)
+#define RETH_BYTES	16
+
+struct stream {
+	struct rc_pair p;
+	struct rc_buf src, dst;
+	unsigned long long limit;
+	unsigned long long frame_bytes;	/* of one message */
+	unsigned long long counted;	/* frame bytes completed in the window */
+	unsigned long long messages;
+	unsigned int outstanding;
+};
+
+static void bad_usage(void)
+{
+	fprintf(stderr, "usage: rate_bw [-t SECONDS] [-w WARMUP] [-s BYTES] [-d DEPTH] [-R TOOL] DEVICE PEER_DEVICE LIMIT_KBPS...\n");
+	exit(2);
+}
+
+static int post(struct stream *s, unsigned int msg)
+{
+	struct ibv_sge sge = rc_sge(&s->src, 0, msg);
+	struct ibv_send_wr wr = {
+		.opcode = IBV_WR_RDMA_WRITE,
+		.sg_list = &sge,
+		.num_sge = 1,
+		.send_flags = IBV_SEND_SIGNALED,
+		.wr.rdma = {
+			.remote_addr = (uintptr_t)s->dst.p,
+			.rkey = s->dst.mr->rkey,
+		},
+	};
+
+	if (rc_post_send(s->p.a.qp, &wr))
+		return -1;
+	s->outstanding++;
+	return 0;
+}
+
+static unsigned long long frame_bytes(unsigned int msg, unsigned int mtu)
+{
+	unsigned int pkts = msg ? (msg + mtu - 1) / mtu : 1;
+
+	return msg + (unsigned long long)pkts * FRAME_OVERHEAD + RETH_BYTES +
+	       (4 - msg % 4) % 4;
+}
+
+int main(int argc, char **argv)
+{
+	double seconds = 3, warmup = 0.5;
+	unsigned int msg = 65536, depth = 8, n = 0, i;
+	const char *tool = "tools/srdma-rate/srdma-rate";
+	struct stream st[MAX_QPS] = {};
+	struct rc_dev da, db;
+	struct rc_qp_opts qo;
+	struct ibv_qp_attr attr;
+	struct ibv_qp_init_attr init;
+	long long t0, t_warm, t_end, now;
+	bool failed = false;
+	char cmd[512];
+	int c;
+
+	while ((c = getopt(argc, argv, "t:w:s:d:R:")) != -1) {
+		switch (c) {
+		case 't':
+			seconds = strtod(optarg, NULL);
+			break;
+		case 'w':
+			warmup = strtod(optarg, NULL);
+			break;
+		case 's':
+			msg = strtoul(optarg, NULL, 0);
+			break;
+		case 'd':
+			depth = strtoul(optarg, NULL, 0);
+			break;
+		case 'R':
+			tool = optarg;
+			break;
+		default:
+			bad_usage();
+		}
+	}
+	n = argc - optind - 2;
+	if (argc - optind < 3 || n > MAX_QPS || seconds <= warmup ||
+	    warmup < 0 || !msg || !depth || depth > RC_WR)
+		bad_usage();
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	signal(SIGALRM, tap_bail_out_on_alarm);
+	alarm((unsigned int)seconds + 60);
+
+	if (rc_dev_open(&da, argv[optind]) || rc_dev_open(&db, argv[optind + 1]))
+		goto bail;
+	rc_qp_opts_default(&qo);
+	for (i = 0; i < n; i++) {
+		struct stream *s = &st[i];
+
+		s->limit = strtoull(argv[optind + 2 + i], NULL, 0);
+		if (rc_buf_reg(&s->src, da.pd, msg, IBV_ACCESS_LOCAL_WRITE) ||
+		    rc_buf_reg(&s->dst, db.pd, msg,
+			       IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE) ||
+		    rc_pair_create(&s->p, &da, &db, &qo) ||
+		    rc_pair_connect(&s->p))
+			goto bail;
+		if (ibv_query_qp(s->p.a.qp, &attr, IBV_QP_PATH_MTU, &init))
+			goto bail;
+		s->frame_bytes = frame_bytes(msg, 128 << attr.path_mtu);
+		if (!s->limit)
+			continue;
+		snprintf(cmd, sizeof(cmd), "%s qp set %s %u rate %llukbit",
+			 tool, argv[optind], s->p.a.qp->qp_num, s->limit);
+		if (system(cmd)) {
+			diag("failed: %s", cmd);
+			goto bail;
+		}
+	}
+
+	t0 = rc_now_us();
+	t_warm = t0 + (long long)(warmup * 1e6);
+	t_end = t0 + (long long)(seconds * 1e6);
+	for (i = 0; i < n; i++)
+		while (st[i].outstanding < depth)
+			if (post(&st[i], msg))
+				goto bail;
+	while ((now = rc_now_us()) < t_end) {
+		bool any = false;
+
+		for (i = 0; i < n; i++) {
+			struct stream *s = &st[i];
+			struct ibv_wc wc[16];
+			int k, got = ibv_poll_cq(s->p.a.scq, 16, wc);
+
+			for (k = 0; k < got; k++) {
+				s->outstanding--;
+				if (wc[k].status != IBV_WC_SUCCESS) {
+					diag("QP %u: %s", s->p.a.qp->qp_num,
+					     ibv_wc_status_str(wc[k].status));
+					failed = true;
+					continue;
+				}
+				if (now >= t_warm) {
+					s->counted += s->frame_bytes;
+					s->messages++;
+				}
+			}
+			any |= got > 0;
+			while (!failed && s->outstanding < depth)
+				if (post(s, msg))
+					goto bail;
+		}
+		if (failed)
+			break;
+		if (!any)
+			sched_yield();	/* one CPU: let the kernel's work run */
+	}
+	now = rc_now_us();
+	for (i = 0; i < n; i++)
+		printf("result %u %u %llu %llu %llu\n", i, st[i].p.a.qp->qp_num,
+		       st[i].limit,
+		       (unsigned long long)(st[i].counted * 8 * 1000.0 /
+					    (now - t_warm)),
+		       st[i].messages);
+	/* the QPs are destroyed with WRs outstanding: they flush */
+	for (i = 0; i < n; i++) {
+		rc_pair_destroy(&st[i].p);
+		rc_buf_free(&st[i].src);
+		rc_buf_free(&st[i].dst);
+	}
+	rc_dev_close(&db);
+	rc_dev_close(&da);
+	return failed ? 1 : 0;
+bail:
+	printf("Bail out! cannot set up\n");
+	return 2;
+}
