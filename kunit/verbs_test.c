@@ -1139,6 +1139,53 @@ static void vt_rc_retry_exceeded(struct kunit *test)
 	vt_rc_teardown(&rc);
 }
 
+/* IB_QP_RATE_LIMIT and static_rate reach the QP's rate; RESET forgets them */
+static void vt_rate_from_verbs(struct kunit *test)
+{
+	struct vt_ctx *ctx = test->priv;
+	struct ib_qp *qp = vt_create_qp(test, IB_QPT_RC, ctx->cq, NULL);
+	struct srdma_rate_cfg *cfg;
+	struct ib_qp_attr attr = {};
+
+	KUNIT_ASSERT_FALSE(test, IS_ERR(qp));
+	cfg = &to_srdma_qp(qp)->rate.cfg;
+	attr.port_num = SRDMA_PORT;
+	KUNIT_ASSERT_EQ(test, vt_modify(qp, IB_QPS_INIT, IB_QP_PKEY_INDEX |
+					IB_QP_PORT | IB_QP_ACCESS_FLAGS, &attr),
+			0);
+	vt_fill_rtr(&attr);
+	rdma_ah_set_static_rate(&attr.ah_attr, IB_RATE_10_GBPS);
+	KUNIT_ASSERT_EQ(test, vt_modify(qp, IB_QPS_RTR, VT_RTR_MASK, &attr), 0);
+	KUNIT_EXPECT_EQ(test, cfg->av_kbps, 10000000ULL);
+	memset(&attr, 0, sizeof(attr));
+	attr.timeout = 14;
+	attr.retry_cnt = 7;
+	attr.rnr_retry = 7;
+	attr.max_rd_atomic = 4;
+	attr.rate_limit = 250000;
+	KUNIT_ASSERT_EQ(test, vt_modify(qp, IB_QPS_RTS, IB_QP_TIMEOUT |
+					IB_QP_RETRY_CNT | IB_QP_RNR_RETRY |
+					IB_QP_SQ_PSN | IB_QP_MAX_QP_RD_ATOMIC |
+					IB_QP_RATE_LIMIT, &attr), 0);
+	KUNIT_EXPECT_EQ(test, cfg->verbs_kbps, 250000ULL);
+	/* above the port's speed (100 Gbit/s: the test netdev reports none) */
+	attr.rate_limit = U32_MAX;
+	KUNIT_EXPECT_EQ(test, vt_modify(qp, IB_QPS_RTS, IB_QP_RATE_LIMIT, &attr),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, cfg->verbs_kbps, 250000ULL);
+	attr.rate_limit = 0;	/* unlimited, as in the verbs API */
+	KUNIT_EXPECT_EQ(test, vt_modify(qp, IB_QPS_RTS, IB_QP_RATE_LIMIT, &attr),
+			0);
+	KUNIT_EXPECT_EQ(test, cfg->verbs_kbps, 0ULL);
+	attr.rate_limit = 1000;
+	KUNIT_EXPECT_EQ(test, vt_modify(qp, IB_QPS_RTS, IB_QP_RATE_LIMIT, &attr),
+			0);
+	KUNIT_EXPECT_EQ(test, vt_modify(qp, IB_QPS_RESET, 0, &attr), 0);
+	KUNIT_EXPECT_EQ(test, cfg->verbs_kbps, 0ULL);
+	KUNIT_EXPECT_EQ(test, cfg->av_kbps, 0ULL);
+	ib_destroy_qp(qp);
+}
+
 static struct kunit_case vt_cases[] = {
 	KUNIT_CASE(vt_qp_walks_every_state),
 	KUNIT_CASE(vt_refused_modify_changes_nothing),
@@ -1156,6 +1203,7 @@ static struct kunit_case vt_cases[] = {
 	KUNIT_CASE(vt_rc_remote_access_error),
 	KUNIT_CASE(vt_rc_rnr_retry_exceeded),
 	KUNIT_CASE(vt_rc_retry_exceeded),
+	KUNIT_CASE(vt_rate_from_verbs),
 	{}
 };
 

@@ -4,7 +4,7 @@
  * rate limit, and the rate each one achieved on the wire.
  *
  *   rate_bw [-t SECONDS] [-w WARMUP] [-s BYTES] [-d DEPTH] [-R TOOL]
- *           DEVICE PEER_DEVICE LIMIT...
+ *           [-c AT:LIMIT] DEVICE PEER_DEVICE LIMIT...
  *
  * One QP pair per LIMIT (kbit/s, 0: none), requester on DEVICE, responder
  * on PEER_DEVICE. A nonzero LIMIT is set before any traffic with
@@ -20,6 +20,13 @@
  * not read from the driver. One line per QP:
  *
  *   result QP QPN LIMIT_KBPS ACHIEVED_KBPS MESSAGES
+ *
+ * With -c, QP 0's limit changes to LIMIT at AT seconds, while it sends: its
+ * result line covers the time before AT, and a line
+ *
+ *   changed 0 QPN LIMIT_KBPS ACHIEVED_KBPS MESSAGES
+ *
+ * the time from AT + WARMUP to the end.
  *
  * Exit 0 if every WR completed successfully, 1 if not, 2 on bad usage or
  * set-up.
@@ -48,12 +55,14 @@ struct stream {
 	unsigned long long frame_bytes;	/* of one message */
 	unsigned long long counted;	/* frame bytes completed in the window */
 	unsigned long long messages;
+	unsigned long long counted2;	/* the same after a change (-c) */
+	unsigned long long messages2;
 	unsigned int outstanding;
 };
 
 static void bad_usage(void)
 {
-	fprintf(stderr, "usage: rate_bw [-t SECONDS] [-w WARMUP] [-s BYTES] [-d DEPTH] [-R TOOL] DEVICE PEER_DEVICE LIMIT_KBPS...\n");
+	fprintf(stderr, "usage: rate_bw [-t SECONDS] [-w WARMUP] [-s BYTES] [-d DEPTH] [-R TOOL] [-c AT:LIMIT] DEVICE PEER_DEVICE LIMIT_KBPS...\n");
 	exit(2);
 }
 
@@ -77,6 +86,27 @@ static int post(struct stream *s, unsigned int msg)
 	return 0;
 }
 
+/* kbit/s of @bytes from @from_us to @to_us */
+static unsigned long long kbps(unsigned long long bytes, long long from_us,
+			       long long to_us)
+{
+	return to_us > from_us ? bytes * 8 * 1000.0 / (to_us - from_us) : 0;
+}
+
+/* "TOOL qp set DEVICE QPN rate LIMITkbit" */
+static int set_limit(const char *tool, const char *dev, unsigned int qpn,
+		     unsigned long long limit)
+{
+	char cmd[512];
+
+	snprintf(cmd, sizeof(cmd), "%s qp set %s %u rate %llukbit", tool, dev,
+		 qpn, limit);
+	if (!system(cmd))
+		return 0;
+	diag("failed: %s", cmd);
+	return -1;
+}
+
 static unsigned long long frame_bytes(unsigned int msg, unsigned int mtu)
 {
 	unsigned int pkts = msg ? (msg + mtu - 1) / mtu : 1;
@@ -87,7 +117,8 @@ static unsigned long long frame_bytes(unsigned int msg, unsigned int mtu)
 
 int main(int argc, char **argv)
 {
-	double seconds = 3, warmup = 0.5;
+	double seconds = 3, warmup = 0.5, change_at = 0;
+	unsigned long long change_limit = 0;
 	unsigned int msg = 65536, depth = 8, n = 0, i;
 	const char *tool = "tools/srdma-rate/srdma-rate";
 	struct stream st[MAX_QPS] = {};
@@ -95,12 +126,12 @@ int main(int argc, char **argv)
 	struct rc_qp_opts qo;
 	struct ibv_qp_attr attr;
 	struct ibv_qp_init_attr init;
-	long long t0, t_warm, t_end, now;
-	bool failed = false;
-	char cmd[512];
+	long long t0, t_warm, t_end, t_change = 0, t_changed = 0, t_warm2 = 0;
+	bool failed = false, changed = false;
+	long long now;
 	int c;
 
-	while ((c = getopt(argc, argv, "t:w:s:d:R:")) != -1) {
+	while ((c = getopt(argc, argv, "t:w:s:d:R:c:")) != -1) {
 		switch (c) {
 		case 't':
 			seconds = strtod(optarg, NULL);
@@ -117,13 +148,19 @@ int main(int argc, char **argv)
 		case 'R':
 			tool = optarg;
 			break;
+		case 'c':
+			if (sscanf(optarg, "%lf:%llu", &change_at,
+				   &change_limit) != 2 || change_at <= 0)
+				bad_usage();
+			break;
 		default:
 			bad_usage();
 		}
 	}
 	n = argc - optind - 2;
 	if (argc - optind < 3 || n > MAX_QPS || seconds <= warmup ||
-	    warmup < 0 || !msg || !depth || depth > RC_WR)
+	    warmup < 0 || !msg || !depth || depth > RC_WR ||
+	    change_at + warmup >= seconds)
 		bad_usage();
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -146,25 +183,32 @@ int main(int argc, char **argv)
 		if (ibv_query_qp(s->p.a.qp, &attr, IBV_QP_PATH_MTU, &init))
 			goto bail;
 		s->frame_bytes = frame_bytes(msg, 128 << attr.path_mtu);
-		if (!s->limit)
-			continue;
-		snprintf(cmd, sizeof(cmd), "%s qp set %s %u rate %llukbit",
-			 tool, argv[optind], s->p.a.qp->qp_num, s->limit);
-		if (system(cmd)) {
-			diag("failed: %s", cmd);
+		if (s->limit &&
+		    set_limit(tool, argv[optind], s->p.a.qp->qp_num, s->limit))
 			goto bail;
-		}
 	}
 
 	t0 = rc_now_us();
 	t_warm = t0 + (long long)(warmup * 1e6);
 	t_end = t0 + (long long)(seconds * 1e6);
+	if (change_at)
+		t_change = t0 + (long long)(change_at * 1e6);
 	for (i = 0; i < n; i++)
 		while (st[i].outstanding < depth)
 			if (post(&st[i], msg))
 				goto bail;
 	while ((now = rc_now_us()) < t_end) {
 		bool any = false;
+
+		if (t_change && !changed && now >= t_change) {
+			if (set_limit(tool, argv[optind], st[0].p.a.qp->qp_num,
+				      change_limit))
+				goto bail;
+			changed = true;
+			t_changed = now;
+			now = rc_now_us();
+			t_warm2 = now + (long long)(warmup * 1e6);
+		}
 
 		for (i = 0; i < n; i++) {
 			struct stream *s = &st[i];
@@ -179,7 +223,12 @@ int main(int argc, char **argv)
 					failed = true;
 					continue;
 				}
-				if (now >= t_warm) {
+				if (changed) {
+					if (now >= t_warm2) {
+						s->counted2 += s->frame_bytes;
+						s->messages2++;
+					}
+				} else if (now >= t_warm) {
 					s->counted += s->frame_bytes;
 					s->messages++;
 				}
@@ -198,9 +247,12 @@ int main(int argc, char **argv)
 	for (i = 0; i < n; i++)
 		printf("result %u %u %llu %llu %llu\n", i, st[i].p.a.qp->qp_num,
 		       st[i].limit,
-		       (unsigned long long)(st[i].counted * 8 * 1000.0 /
-					    (now - t_warm)),
+		       kbps(st[i].counted, t_warm, changed ? t_changed : now),
 		       st[i].messages);
+	if (changed)
+		printf("changed 0 %u %llu %llu %llu\n", st[0].p.a.qp->qp_num,
+		       change_limit, kbps(st[0].counted2, t_warm2, now),
+		       st[0].messages2);
 	/* the QPs are destroyed with WRs outstanding: they flush */
 	for (i = 0; i < n; i++) {
 		rc_pair_destroy(&st[i].p);

@@ -1,0 +1,151 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+# timeout: 600
+# Per-QP rate limiting (Documentation/rate-limiting.md): tests/rate_bw
+# streams RDMA WRITEs on RC QPs from srdma0 (veth0) to srdma1 (veth1 in
+# namespace peer) with limits set by tools/srdma-rate, and measures what
+# each QP achieved on the wire (Ethernet frames, counted by rate_bw from
+# the messages that completed, not read from the driver):
+#   - one QP at rates from 10 Mbit/s up to about 80 % of what one unlimited
+#     QP reaches here: each within 5 % of its limit;
+#   - two QPs with different limits: each within 5 % of its own;
+#   - two unlimited QPs: within 10 % of each other;
+#   - a limited QP next to an unlimited one: the limit, and the other at
+#     least 70 % of the rest;
+#   - a rate changed while the QP sends: each rate within 5 % (the half
+#     second after the change is left out);
+#   - no retransmission and no ACK timeout on either device meanwhile, and
+#     the throttling counted.
+# Then the administrator's errors: an unknown device, a QP that does not
+# exist or is another device's, a rate above the port's speed, an absurd
+# burst. RATE_SECONDS (default 3) is each run's length: make check runs it
+# short, make bench long (10). The table of configured, achieved and error
+# ends the output.
+prog=$(dirname "$0")/../../tests/bin/rate_bw
+tool=$(readlink -f "$(dirname "$0")/../srdma-rate/srdma-rate")
+for f in "$prog" "$tool"; do
+	if [ ! -x "$f" ]; then
+		echo "not ok 1 - $f exists (build it on the host first: make -C tests; make -C tools/srdma-rate)"
+		exit 1
+	fi
+done
+. "$(dirname "$0")/lib.sh"
+
+seconds=${RATE_SECONDS:-3}
+table=$SRDMA_RESULTS/rate-table.txt
+: > "$table"
+runs=0
+
+# counter DEVICE NAME: one of the device's hw_counters
+counter() { cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2"; }
+
+# rate [-c AT:LIMIT] LIMIT...: rate_bw with these limits (kbit/s, 0: none);
+# its result lines are left in $SRDMA_RESULTS/rate-N.out
+rate() {
+	local opts=()
+	[ "$1" = -c ] && opts=(-c "$2") && shift 2
+	runs=$((runs + 1))
+	out=$SRDMA_RESULTS/rate-$runs.out
+	"$prog" -t "$seconds" -R "$tool" "${opts[@]}" srdma0 srdma1 "$@" > "$out" 2>&1
+}
+
+# achieved QP [changed]: what QP (0, 1) of the last run achieved, kbit/s
+# (changed: QP 0 after its change)
+achieved() {
+	awk -v q="$1" -v w="${2:-result}" '$1 == w && $2 == q { print $5 }' "$out"
+}
+
+# within LIMIT ACHIEVED PERCENT DESCRIPTION: a row of the table, and a check
+within() {
+	local err
+	err=$(awk -v l="$1" -v a="$2" 'BEGIN { printf "%+.2f", (a - l) * 100 / l }')
+	echo "| $4 | $1 | $2 | $err % |" >> "$table"
+	awk -v e="$err" -v p="$3" 'BEGIN { exit !(e <= p && e >= -p) }'
+}
+
+load_uverbs
+veth_pair
+ip link set veth0 mtu 9000
+ip link set veth1 mtu 9000
+check "veth1 moved to namespace peer" peer_netns
+check "rdma link add srdma0" rdma link add srdma0 type srdma netdev veth0
+check "rdma link add srdma1 (namespace peer)" \
+	ip netns exec peer rdma link add srdma1 type srdma netdev veth1
+check "srdma1 active" wait_until 5 port_is srdma1 ACTIVE
+
+retrans0=$(($(counter srdma0 retransmits) + $(counter srdma1 retransmits)))
+timeouts0=$(($(counter srdma0 ack_timeouts) + $(counter srdma1 ack_timeouts)))
+
+check "one unlimited QP" rate 0
+max=$(achieved 0)
+echo "# one unlimited QP: ${max:-?} kbit/s"
+[ -n "$max" ] || max=0
+
+for limit in 10000 30000 100000 300000 1000000 3000000; do
+	[ $((limit * 10)) -le $((max * 8)) ] || break
+	check "one QP at $limit kbit/s: completes" rate "$limit"
+	check "one QP at $limit kbit/s: within 5 %" \
+		within "$limit" "$(achieved 0)" 5 "one QP"
+done
+
+l1=$((max / 5 / 1000 * 1000)) l2=$((max * 2 / 5 / 1000 * 1000))
+check "two QPs at $l1 and $l2 kbit/s: complete" rate "$l1" "$l2"
+check "two QPs: the first within 5 % of $l1" within "$l1" "$(achieved 0)" 5 "two QPs, first"
+check "two QPs: the second within 5 % of $l2" within "$l2" "$(achieved 1)" 5 "two QPs, second"
+
+check "two unlimited QPs: complete" rate 0 0
+a=$(achieved 0) b=$(achieved 1)
+echo "| two unlimited QPs | - | $a and $b | - |" >> "$table"
+check "two unlimited QPs share evenly: $a and $b kbit/s within 10 %" \
+	awk -v a="$a" -v b="$b" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a > 0 && d * 2 / (a + b) <= 0.10) }'
+
+l1=$((max / 10 / 1000 * 1000))
+at=$(awk -v s="$seconds" 'BEGIN { print s / 2 }')
+check "one QP at $l1 kbit/s, then $l2 from ${at} s on: completes" \
+	rate -c "$at:$l2" "$l1"
+check "before the change: within 5 % of $l1" within "$l1" "$(achieved 0)" 5 "before a live change"
+check "after the change: within 5 % of $l2" within "$l2" "$(achieved 0 changed)" 5 "after a live change"
+
+l=$((max / 4 / 1000 * 1000))
+check "a QP at $l kbit/s next to an unlimited one: complete" rate "$l" 0
+check "the limited QP within 5 % of $l" within "$l" "$(achieved 0)" 5 "limited, next to unlimited"
+u=$(achieved 1)
+echo "| unlimited, next to limited | - | $u | - |" >> "$table"
+check "the unlimited QP gets at least 70 % of the rest ($u of $((max - l)) kbit/s)" \
+	test "$u" -ge $(((max - l) * 7 / 10))
+
+check "no retransmission" \
+	test $(($(counter srdma0 retransmits) + $(counter srdma1 retransmits))) = "$retrans0"
+check "no ACK timeout" \
+	test $(($(counter srdma0 ack_timeouts) + $(counter srdma1 ack_timeouts))) = "$timeouts0"
+check "throttling counted: rate_throttles $(counter srdma0 rate_throttles), rate_throttled_ns $(counter srdma0 rate_throttled_ns)" \
+	test "$(counter srdma0 rate_throttles)" -gt 0 -a "$(counter srdma0 rate_throttled_ns)" -gt 0
+
+# an administrator's mistakes: a clear error each, nothing changed
+check_match "srdma-rate: no such device" "no srdma device" \
+	"$tool" qp show nosuch0
+check_fails "srdma-rate: no such device fails" "$tool" qp show nosuch0
+check_match "srdma-rate: a QP that does not exist" "no QP of that number" \
+	"$tool" qp set srdma0 16777215 rate 10mbit
+check_match "srdma-rate: a rate above the port's speed" "above the port's speed" \
+	"$tool" qp set srdma0 1 rate 100gbit
+check_match "srdma-rate: an absurd burst" "burst" \
+	"$tool" port set srdma0 burst 1g
+check_fails "srdma-rate: a rate with no unit it knows" \
+	"$tool" qp set srdma0 1 rate 10furlongs
+check "srdma-rate: port show" "$tool" port show srdma0
+check "srdma-rate: port default and ceiling set and cleared" \
+	sh -c "'$tool' port set srdma0 default 50mbit ceiling 100mbit &&
+	       '$tool' port show srdma0 | grep -q 100mbit &&
+	       '$tool' port set srdma0 default 0 ceiling 0"
+
+check "rdma link delete srdma1" ip netns exec peer rdma link delete srdma1
+check "rdma link delete srdma0" rdma link delete srdma0
+check "modprobe -r srdma" modprobe -r srdma
+
+echo "# Rate limiting, srdma0 -> srdma1 (veth, MTU 9000), RDMA WRITE 64 KiB x 8,"
+echo "# $seconds s per run, the first 0.5 s left out; kbit/s of Ethernet frames"
+echo "# | run | configured | achieved | error |"
+echo "# |---|---:|---:|---:|"
+sed 's/^/# /' "$table"
+finish
