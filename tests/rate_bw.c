@@ -62,7 +62,8 @@ struct stream {
 
 static void bad_usage(void)
 {
-	fprintf(stderr, "usage: rate_bw [-t SECONDS] [-w WARMUP] [-s BYTES] [-d DEPTH] [-R TOOL] [-c AT:LIMIT] DEVICE PEER_DEVICE LIMIT_KBPS...\n");
+	fputs("usage: rate_bw [-t SECONDS] [-w WARMUP] [-s BYTES] [-d DEPTH] [-R TOOL]\n"
+	      "               [-c AT:LIMIT] DEVICE PEER_DEVICE LIMIT_KBPS...\n", stderr);
 	exit(2);
 }
 

@@ -93,6 +93,10 @@ run_test "lint: checkpatch --strict" "$out/checkpatch.log" checkpatch
 # the guests run these from the host's read-only root
 run_test "build: userspace test programs (-Werror)" "$out/build-tests.log" \
 	make -C tests
+run_test "build: tools/srdma-rate (-Werror)" "$out/build-srdma-rate.log" \
+	make -C tools/srdma-rate
+run_test "tools/srdma-rate: host tests (units, netlink messages, the program)" \
+	"$out/test-srdma-rate.log" make -C tools/srdma-rate test
 
 if [ ! -e drivers/infiniband/sw/srdma/srdma.ko ]; then
 	fail "srdma.ko was not built: no VM tests"

@@ -18,6 +18,7 @@ enum srdma_genl_cmd {
 	SRDMA_CMD_PORT_SET,	/* DEV [DEFAULT_KBPS] [CEILING_KBPS] [BURST] */
 	__SRDMA_CMD_MAX,
 };
+
 #define SRDMA_CMD_MAX (__SRDMA_CMD_MAX - 1)
 
 /*
@@ -45,6 +46,7 @@ enum srdma_genl_attr {
 	SRDMA_ATTR_TX_BYTES,		/* u64: bytes charged (frames sent) */
 	__SRDMA_ATTR_MAX,
 };
+
 #define SRDMA_ATTR_MAX (__SRDMA_ATTR_MAX - 1)
 
 /* where the rate in force comes from; most specific first */

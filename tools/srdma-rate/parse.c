@@ -519,7 +519,8 @@ static int parse_port(struct args *a, struct srdma_cmd *cmd, const char *verb)
 				   "port set takes default, ceiling and burst"))
 			return -1;
 		if (!cmd->fields)
-			return args_err(a, "port set: nothing to set (give default, ceiling or burst)");
+			return args_err(a,
+					"port set: nothing to set (give default, ceiling or burst)");
 		return 0;
 	}
 	return args_err(a, "unknown command \"port %s\" (port takes show or set)", verb);

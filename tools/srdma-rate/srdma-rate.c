@@ -340,7 +340,8 @@ static int show(struct srdma_nl *nl, const struct srdma_cmd *cmd,
 		goto out;
 	}
 	if (!dump && rep.nr != 1) {
-		fprintf(stderr, "srdma-rate: malformed reply from the kernel (%zu answers to one question)\n",
+		fprintf(stderr,
+			"srdma-rate: malformed reply from the kernel (%zu answers to one question)\n",
 			rep.nr);
 		ret = EXIT_FAILURE;
 		goto out;
@@ -351,7 +352,8 @@ static int show(struct srdma_nl *nl, const struct srdma_cmd *cmd,
 	else
 		print_table(cols, nr_cols, rep.rows, rep.nr);
 	if (nl->dump_intr)
-		fprintf(stderr, "srdma-rate: warning: the QPs changed during the dump; it may miss QPs or list one twice\n");
+		fputs("srdma-rate: warning: the QPs changed during the dump;"
+		      " it may miss QPs or list one twice\n", stderr);
 out:
 	free(rep.rows);
 	return ret;
@@ -474,7 +476,8 @@ int main(int argc, char **argv)
 	}
 	ret = srdma_nl_resolve(&nl, SRDMA_GENL_NAME);
 	if (ret == -ENOENT) {
-		fprintf(stderr, "srdma-rate: the srdma module is not loaded (no generic netlink family \"%s\")\n",
+		fprintf(stderr,
+			"srdma-rate: the srdma module is not loaded (no generic netlink family \"%s\")\n",
 			SRDMA_GENL_NAME);
 		ret = EXIT_FAILURE;
 	} else if (ret) {

@@ -186,8 +186,9 @@ struct cmdline_case {
 
 static const char dev63[] =
 	"d23456789012345678901234567890123456789012345678901234567890123";
-static const char dev64[] =
-	"d234567890123456789012345678901234567890123456789012345678901234";
+#define U64MAX "18446744073709551615"
+#define DEV64 "d234567890123456789012345678901234567890123456789012345678901234"
+static const char dev64[] = DEV64;
 
 static const struct cmdline_case cmdline_cases[] = {
 	{ .name = "help", .argv = ARGV("help"), .op = SRDMA_OP_HELP },
@@ -214,7 +215,7 @@ static const struct cmdline_case cmdline_cases[] = {
 	{ .name = "qp show dev of 63", .argv = ARGV("qp", "show", dev63),
 	  .op = SRDMA_OP_QP_SHOW, .dev = dev63 },
 	{ .name = "qp show dev of 64", .argv = ARGV("qp", "show", dev64), .ret = -1,
-	  .msg = "invalid device name \"d234567890123456789012345678901234567890123456789012345678901234\"" },
+	  .msg = "invalid device name \"" DEV64 "\"" },
 	{ .name = "qp show all", .argv = ARGV("qp", "show", "srdma0"),
 	  .op = SRDMA_OP_QP_SHOW },
 	{ .name = "-j qp show one", .argv = ARGV("-j", "qp", "show", "srdma0", "17"),
@@ -269,7 +270,8 @@ static const struct cmdline_case cmdline_cases[] = {
 	  .ret = -1, .msg = "invalid rate \"1gib\": unknown unit" },
 	{ .name = "qp set overflow",
 	  .argv = ARGV("qp", "set", "srdma0", "17", "rate", "18446744073709551615kbit"),
-	  .ret = -1, .msg = "invalid rate \"18446744073709551615kbit\": too large (at most 18446744073709551kbit)" },
+	  .ret = -1,
+	  .msg = "invalid rate \"" U64MAX "kbit\": too large (at most 18446744073709551kbit)" },
 	{ .name = "qp set bad burst",
 	  .argv = ARGV("qp", "set", "srdma0", "17", "rate", "1", "burst", "5g"),
 	  .ret = -1, .msg = "invalid size \"5g\": unknown unit" },
@@ -296,7 +298,8 @@ static const struct cmdline_case cmdline_cases[] = {
 	  .ceiling_kbps = 10000000, .burst_bytes = 1048576 },
 	{ .name = "port set qp keyword",
 	  .argv = ARGV("port", "set", "srdma0", "rate", "1"),
-	  .ret = -1, .msg = "unknown keyword \"rate\" (port set takes default, ceiling and burst)" },
+	  .ret = -1,
+	  .msg = "unknown keyword \"rate\" (port set takes default, ceiling and burst)" },
 	{ .name = "port set no value", .argv = ARGV("port", "set", "srdma0", "ceiling"),
 	  .ret = -1, .msg = "missing value after \"ceiling\"" },
 	{ .name = "port set twice",

@@ -759,6 +759,7 @@ enum srdma_send {
 	SRDMA_SEND_OK,
 	SRDMA_SEND_LAST,	/* this one, then a wait: it should ask for an ACK */
 };
+
 enum srdma_send srdma_sched_may_send(struct srdma_qp *qp);
 int srdma_qp_xmit(struct srdma_qp *qp, struct sk_buff *skb);
 void srdma_sched_idle(struct srdma_qp *qp);

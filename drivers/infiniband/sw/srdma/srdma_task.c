@@ -102,6 +102,7 @@ void srdma_task_kick_later(struct srdma_qp *qp)
 	struct srdma_task *t = &qp->task;
 
 	set_bit(SRDMA_TASK_MORE, &t->flags);
+	/* MORE before looking at RUNNING: pairs with srdma_task_run() */
 	smp_mb__after_atomic();
 	if (test_bit(SRDMA_TASK_PAUSED, &t->flags) ||
 	    test_and_set_bit_lock(SRDMA_TASK_RUNNING, &t->flags))
