@@ -382,8 +382,11 @@ struct srdma_req {
  * @retry_left: retries after timeouts or sequence NAKs before RETRY_EXC_ERR
  * @rnr_retry_left: retries after RNR NAKs; 7 means without end
  * @rewound: gone back N at @psn, no news since: ignore NAKs and gaps
+ * @deadline_ns: when the ACK timeout expires (ktime_get_ns()); 0: it does
+ *               not run. The hrtimer may be set earlier and then moves on.
  */
 struct srdma_comp {
+	u64 deadline_ns;
 	u32 psn;
 	u8 retry_left;
 	u8 rnr_retry_left;
@@ -651,6 +654,8 @@ int srdma_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
 #define SRDMA_CQ_OVERFLOWED	BIT(2)	/* IB_EVENT_CQ_ERR is due */
 unsigned int srdma_cq_post(struct srdma_cq *cq, const struct ib_wc *wc,
 			   bool solicited);
+unsigned int srdma_cq_post_wqe(struct srdma_cq *cq, const struct ib_wc *wc,
+			       bool solicited, struct srdma_queue *wq);
 void srdma_cq_notify(struct srdma_cq *cq, unsigned int due);
 
 /* srdma_mr.c */
@@ -751,6 +756,7 @@ u64 srdma_ack_timeout_ns(u8 timeout);
 u64 srdma_rnr_delay_ns(u8 min_rnr_timer);
 void srdma_timers_setup(struct srdma_qp *qp);
 void srdma_timer_arm(struct hrtimer *timer, u64 delay_ns);
+void srdma_timer_arm_at(struct hrtimer *timer, u64 when_ns);
 void srdma_timers_cancel(struct srdma_qp *qp);
 
 /* srdma_sched.c */

@@ -40,10 +40,18 @@ void srdma_comp_restart_timer(struct srdma_qp *qp)
 {
 	u64 ns = srdma_ack_timeout_ns(qp->attr.timeout);
 
-	if (ns && srdma_outstanding(qp) && !qp->req.rnr_wait)
-		srdma_timer_arm(&qp->retry_timer, ns);
-	else
-		hrtimer_try_to_cancel(&qp->retry_timer);
+	if (!ns || !srdma_outstanding(qp) || qp->req.rnr_wait) {
+		qp->comp.deadline_ns = 0;	/* a timer still set finds nothing */
+		return;
+	}
+	qp->comp.deadline_ns = ktime_get_ns() + ns;
+	/*
+	 * Setting an hrtimer can reprogram the clock event device, dear at
+	 * every packet: a timer already set moves on to the deadline when
+	 * it fires (srdma_comp_retry_timer()).
+	 */
+	if (!hrtimer_is_queued(&qp->retry_timer))
+		srdma_timer_arm_at(&qp->retry_timer, qp->comp.deadline_ns);
 }
 
 /*
@@ -85,7 +93,7 @@ static void srdma_comp_fail(struct srdma_qp *qp, enum ib_wc_status status)
 		return;
 	swqe->status = status;
 	swqe->state = SRDMA_SWQE_DONE;
-	hrtimer_try_to_cancel(&qp->retry_timer);
+	qp->comp.deadline_ns = 0;
 }
 
 /*
@@ -155,7 +163,7 @@ static void srdma_comp_rnr_nak(struct srdma_qp *qp, u32 psn, u8 timer)
 	if (qp->attr.rnr_retry != SRDMA_QP_RETRY_MAX)
 		qp->comp.rnr_retry_left--;
 	qp->req.rnr_wait = true;
-	hrtimer_try_to_cancel(&qp->retry_timer);
+	qp->comp.deadline_ns = 0;
 	srdma_timer_arm(&qp->rnr_timer, srdma_rnr_delay_ns(timer));
 }
 
@@ -325,6 +333,7 @@ bool srdma_sq_complete(struct srdma_qp *qp)
 	struct srdma_swqe *swqe;
 	unsigned int due = 0, one;
 	unsigned long flags;
+	u32 req_next;
 	bool drained;
 
 	spin_lock_irqsave(&qp->sq.lock, flags);
@@ -332,22 +341,27 @@ bool srdma_sq_complete(struct srdma_qp *qp)
 		swqe = srdma_swqe(qp, srdma_queue_consumer(q));
 		if (swqe->state != SRDMA_SWQE_DONE)
 			break;
+		if (qp->req.index == srdma_queue_consumer(q))
+			req_next = (qp->req.index + 1) & q->index_mask;
+		else
+			req_next = qp->req.index;
 		if (qp->sq_sig_all || swqe->status != IB_WC_SUCCESS ||
 		    (swqe->wqe.wr.send_flags & IB_SEND_SIGNALED)) {
 			wc.wr_id = swqe->wqe.wr.wr_id;
 			wc.status = swqe->status;
 			wc.opcode = srdma_wc_opcode(swqe->wqe.wr.opcode);
 			wc.byte_len = swqe->length;
-			one = srdma_cq_post(qp->scq, &wc, false);
+			/* frees the slot (the CQE comes from srdma's copy) */
+			one = srdma_cq_post_wqe(qp->scq, &wc, false, q);
 			due |= one;
 			if (!(one & SRDMA_CQ_ADDED)) {
 				overflow = true;
 				break;
 			}
+		} else {
+			srdma_queue_advance_consumer(q);
 		}
-		if (qp->req.index == srdma_queue_consumer(q))
-			qp->req.index = (qp->req.index + 1) & q->index_mask;
-		srdma_queue_advance_consumer(q);
+		qp->req.index = req_next;
 		progress = true;
 		if (swqe->status != IB_WC_SUCCESS) {
 			failed = true;
@@ -394,6 +408,9 @@ bool srdma_comp_run(struct srdma_qp *qp)
 		skb_queue_purge(&qp->comp_pkts);
 		return false;
 	}
+	/* after a pause (modify_qp), which stops the timers */
+	if (!qp->comp.deadline_ns && srdma_outstanding(qp))
+		srdma_comp_restart_timer(qp);
 	while (budget-- && (skb = skb_dequeue(&qp->comp_pkts))) {
 		srdma_comp_pkt(qp, skb);
 		kfree_skb(skb);
@@ -409,10 +426,16 @@ bool srdma_comp_run(struct srdma_qp *qp)
 void srdma_comp_retry_timer(struct srdma_qp *qp)
 {
 	enum ib_qp_state state = srdma_qp_state(qp);
+	u64 now = ktime_get_ns();
 
 	if ((state != IB_QPS_RTS && state != IB_QPS_SQD) ||
-	    !srdma_outstanding(qp) || qp->req.rnr_wait)
+	    !srdma_outstanding(qp) || qp->req.rnr_wait || !qp->comp.deadline_ns)
 		return;
+	if (now < qp->comp.deadline_ns) {
+		/* responses came since it was set: on to the deadline */
+		srdma_timer_arm_at(&qp->retry_timer, qp->comp.deadline_ns);
+		return;
+	}
 	srdma_count(to_srdma_dev(qp->ibqp.device), SRDMA_CNT_TIMEOUTS);
 	srdma_comp_go_back(qp, false);
 }

@@ -157,6 +157,25 @@ static void srdma_wc_to_uverbs(struct ib_uverbs_wc *uwc, const struct ib_wc *wc)
 unsigned int srdma_cq_post(struct srdma_cq *cq, const struct ib_wc *wc,
 			   bool solicited)
 {
+	return srdma_cq_post_wqe(cq, wc, solicited, NULL);
+}
+
+/**
+ * srdma_cq_post_wqe() - as srdma_cq_post(), for the oldest WQE of @wq
+ * @cq: the CQ
+ * @wc: the completion
+ * @solicited: the completion is solicited
+ * @wq: its ring, whose lock the caller holds; NULL: none
+ *
+ * The WQE's slot is freed before the completion shows (not at all if the CQ
+ * is full): a process that polls the completion may post again at once,
+ * and would find the ring full otherwise.
+ *
+ * Return: as srdma_cq_post().
+ */
+unsigned int srdma_cq_post_wqe(struct srdma_cq *cq, const struct ib_wc *wc,
+			       bool solicited, struct srdma_queue *wq)
+{
 	unsigned int due = 0;
 	unsigned long flags;
 
@@ -168,6 +187,8 @@ unsigned int srdma_cq_post(struct srdma_cq *cq, const struct ib_wc *wc,
 		goto unlock;
 	}
 	cq->overflow = false;
+	if (wq)
+		srdma_queue_advance_consumer(wq);
 	if (cq->user)
 		srdma_wc_to_uverbs(srdma_queue_producer_slot(&cq->queue), wc);
 	else

@@ -310,7 +310,7 @@ static bool srdma_req_step(struct srdma_qp *qp, enum ib_qp_state state)
 		swqe->state = SRDMA_SWQE_SENT;
 		req->index = srdma_sq_next(qp, req->index);
 	}
-	if (!hrtimer_active(&qp->retry_timer))
+	if (!qp->comp.deadline_ns)
 		srdma_comp_restart_timer(qp);
 	return true;
 }

@@ -141,11 +141,9 @@ static void srdma_resp_complete(struct srdma_qp *qp, struct ib_wc *wc,
 		spin_lock_irqsave(&qp->rq.lock, flags);
 		/* in ERR the flush completed it already */
 		posted = qp->state != IB_QPS_ERR;
-		if (posted) {
-			due = srdma_cq_post(qp->rcq, wc, solicited);
-			if (due & SRDMA_CQ_ADDED)
-				srdma_queue_advance_consumer(&qp->rq.queue);
-		}
+		if (posted)
+			due = srdma_cq_post_wqe(qp->rcq, wc, solicited,
+						&qp->rq.queue);
 		spin_unlock_irqrestore(&qp->rq.lock, flags);
 	}
 	srdma_cq_notify(qp->rcq, due);

@@ -113,8 +113,7 @@ static void srdma_sched_throttle(struct srdma_qp *qp,
 	spin_lock(&port->lock);
 	srdma_sched_leave_round(port, r);
 	spin_unlock(&port->lock);
-	hrtimer_start(&r->timer, ns_to_ktime(now + wait),
-		      HRTIMER_MODE_ABS_PINNED_SOFT);
+	srdma_timer_arm_at(&r->timer, now + wait);
 }
 
 /**
@@ -131,9 +130,13 @@ enum srdma_send srdma_sched_may_send(struct srdma_qp *qp)
 	struct srdma_port_rate *port = &sdev->rate;
 	struct srdma_qp_rate *r = &qp->rate;
 	enum srdma_send ret = SRDMA_SEND_OK;
-	u64 now = ktime_get_ns(), wait;
+	u64 now = 0, wait;
 	s64 frame;
 
+	/* the clock only where a bucket or a change needs it */
+	if (r->tbf.kbps || r->throttled_since ||
+	    READ_ONCE(r->gen) + READ_ONCE(port->gen) != r->applied_gen)
+		now = ktime_get_ns();
 	srdma_sched_apply(qp, port, now);
 	wait = srdma_tbf_wait_ns(&r->tbf, now);
 	if (wait) {

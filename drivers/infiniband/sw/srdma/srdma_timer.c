@@ -108,8 +108,13 @@ static enum hrtimer_restart srdma_xmit_expired(struct hrtimer *timer)
  */
 void srdma_timer_arm(struct hrtimer *timer, u64 delay_ns)
 {
-	hrtimer_start(timer, ktime_add_ns(ktime_get(), delay_ns),
-		      HRTIMER_MODE_ABS_PINNED_SOFT);
+	srdma_timer_arm_at(timer, ktime_get_ns() + delay_ns);
+}
+
+/* expire at @when_ns of CLOCK_MONOTONIC (ktime_get_ns()) */
+void srdma_timer_arm_at(struct hrtimer *timer, u64 when_ns)
+{
+	hrtimer_start(timer, ns_to_ktime(when_ns), HRTIMER_MODE_ABS_PINNED_SOFT);
 }
 
 void srdma_timers_setup(struct srdma_qp *qp)
@@ -132,6 +137,7 @@ void srdma_timers_cancel(struct srdma_qp *qp)
 	hrtimer_cancel(&qp->rnr_timer);
 	hrtimer_cancel(&qp->xmit_timer);
 	hrtimer_cancel(&qp->rate.timer);
+	qp->comp.deadline_ns = 0;
 	clear_bit(SRDMA_EV_RETRY, &qp->events);
 	clear_bit(SRDMA_EV_RNR, &qp->events);
 }
