@@ -10,9 +10,11 @@
  * on PEER_DEVICE. A nonzero LIMIT is set before any traffic with
  * "TOOL qp set DEVICE QPN rate LIMITkbit" (TOOL: tools/srdma-rate/srdma-rate
  * by default). Every QP then keeps DEPTH (default 8) RDMA WRITEs of BYTES
- * (default 65536) outstanding for SECONDS (default 3); the rate is what
- * completed after the first WARMUP seconds (default 0.5: the initial burst
- * and the start-up stay out of it).
+ * (default 65536) outstanding for SECONDS (default 3). The rate is measured
+ * over the completions after the first WARMUP seconds (default 0.5: the
+ * initial burst and the start-up stay out of it), from the first of them to
+ * the last: N completions spaced over T are N - 1 messages in T, with no
+ * error from where the window's edges fall between two completions.
  *
  * The rate counts Ethernet frames as the bucket does, from the path MTU:
  * each packet's Ethernet (14), IPv4 (20), UDP (8), BTH (12) and ICRC (4)
@@ -53,10 +55,10 @@ struct stream {
 	struct rc_buf src, dst;
 	unsigned long long limit;
 	unsigned long long frame_bytes;	/* of one message */
-	unsigned long long counted;	/* frame bytes completed in the window */
-	unsigned long long messages;
-	unsigned long long counted2;	/* the same after a change (-c) */
-	unsigned long long messages2;
+	struct window {
+		unsigned long long messages;
+		long long first_us, last_us;	/* of its completions */
+	} win[2];			/* before a change (-c), after it */
 	unsigned int outstanding;
 };
 
@@ -87,11 +89,21 @@ static int post(struct stream *s, unsigned int msg)
 	return 0;
 }
 
-/* kbit/s of @bytes from @from_us to @to_us */
-static unsigned long long kbps(unsigned long long bytes, long long from_us,
-			       long long to_us)
+/* a completion at @now_us in window @w */
+static void count(struct window *w, long long now_us)
 {
-	return to_us > from_us ? bytes * 8 * 1000.0 / (to_us - from_us) : 0;
+	if (!w->messages++)
+		w->first_us = now_us;
+	w->last_us = now_us;
+}
+
+/* kbit/s of a window's completions, messages of @bytes on the wire */
+static unsigned long long kbps(const struct window *w, unsigned long long bytes)
+{
+	if (w->messages < 2 || w->last_us <= w->first_us)
+		return 0;
+	return (w->messages - 1) * bytes * 8 * 1000.0 /
+	       (w->last_us - w->first_us);
 }
 
 /* "TOOL qp set DEVICE QPN rate LIMITkbit" */
@@ -127,7 +139,7 @@ int main(int argc, char **argv)
 	struct rc_qp_opts qo;
 	struct ibv_qp_attr attr;
 	struct ibv_qp_init_attr init;
-	long long t0, t_warm, t_end, t_change = 0, t_changed = 0, t_warm2 = 0;
+	long long t0, t_warm, t_end, t_change = 0, t_warm2 = 0;
 	bool failed = false, changed = false;
 	long long now;
 	int c;
@@ -206,7 +218,6 @@ int main(int argc, char **argv)
 				      change_limit))
 				goto bail;
 			changed = true;
-			t_changed = now;
 			now = rc_now_us();
 			t_warm2 = now + (long long)(warmup * 1e6);
 		}
@@ -225,13 +236,10 @@ int main(int argc, char **argv)
 					continue;
 				}
 				if (changed) {
-					if (now >= t_warm2) {
-						s->counted2 += s->frame_bytes;
-						s->messages2++;
-					}
+					if (now >= t_warm2)
+						count(&s->win[1], now);
 				} else if (now >= t_warm) {
-					s->counted += s->frame_bytes;
-					s->messages++;
+					count(&s->win[0], now);
 				}
 			}
 			any |= got > 0;
@@ -247,13 +255,12 @@ int main(int argc, char **argv)
 	now = rc_now_us();
 	for (i = 0; i < n; i++)
 		printf("result %u %u %llu %llu %llu\n", i, st[i].p.a.qp->qp_num,
-		       st[i].limit,
-		       kbps(st[i].counted, t_warm, changed ? t_changed : now),
-		       st[i].messages);
+		       st[i].limit, kbps(&st[i].win[0], st[i].frame_bytes),
+		       st[i].win[0].messages);
 	if (changed)
 		printf("changed 0 %u %llu %llu %llu\n", st[0].p.a.qp->qp_num,
-		       change_limit, kbps(st[0].counted2, t_warm2, now),
-		       st[0].messages2);
+		       change_limit, kbps(&st[0].win[1], st[0].frame_bytes),
+		       st[0].win[1].messages);
 	/* the QPs are destroyed with WRs outstanding: they flush */
 	for (i = 0; i < n; i++) {
 		rc_pair_destroy(&st[i].p);

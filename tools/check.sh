@@ -123,12 +123,14 @@ if [ ${#scenarios[@]} = 0 ]; then
 	done
 fi
 run_scenario() {
-	local s=$1 f=tools/scenarios/$1.sh peer=() limit
+	local s=$1 f=tools/scenarios/$1.sh peer=() limit smp
 	head -3 "$f" | grep -q '^# topology: two' && peer=(--peer "bash $f")
 	# "# timeout: SECONDS" in the first 5 lines: a longer VM time limit
 	limit=$(head -5 "$f" | sed -n 's/^# timeout: \([0-9][0-9]*\)$/--timeout \1/p')
-	# shellcheck disable=SC2086 # $limit is empty or two words
-	if tools/vm/run --results "$out/$s" $limit "${peer[@]}" -- bash "$f" > "$out/$s.log" 2>&1; then
+	# "# smp: N": the VM's CPUs (when the scenario's point needs that many)
+	smp=$(head -5 "$f" | sed -n 's/^# smp: \([0-9][0-9]*\)$/--smp \1/p')
+	# shellcheck disable=SC2086 # $limit and $smp are empty or two words
+	if tools/vm/run --results "$out/$s" $limit $smp "${peer[@]}" -- bash "$f" > "$out/$s.log" 2>&1; then
 		echo ok > "$out/$s.status"
 	else
 		echo failed > "$out/$s.status"

@@ -113,7 +113,8 @@ static void srdma_sched_throttle(struct srdma_qp *qp,
 	spin_lock(&port->lock);
 	srdma_sched_leave_round(port, r);
 	spin_unlock(&port->lock);
-	srdma_timer_arm_at(&r->timer, now + wait);
+	hrtimer_start(&r->timer, ns_to_ktime(now + wait),
+		      HRTIMER_MODE_ABS_PINNED_HARD);
 }
 
 /**
@@ -295,7 +296,12 @@ void srdma_qp_rate_init(struct srdma_qp *qp)
 	memset(r, 0, sizeof(*r));
 	spin_lock_init(&r->lock);
 	INIT_LIST_HEAD(&r->wait_node);
-	hrtimer_init(&r->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_PINNED_SOFT);
+	/*
+	 * Hard: a soft timer expires in a softirq, which a busy CPU leaves
+	 * to ksoftirqd, late by a time slice; this one queues the engine's
+	 * high-priority work from the interrupt.
+	 */
+	hrtimer_init(&r->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_PINNED_HARD);
 	r->timer.function = srdma_sched_timer_expired;
 	/* differs from any sum of generations until the first apply */
 	r->applied_gen = U32_MAX;
