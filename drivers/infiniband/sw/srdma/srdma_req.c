@@ -249,8 +249,10 @@ static bool srdma_req_step(struct srdma_qp *qp, enum ib_qp_state state)
 	 * before the acknowledged PSN is sent again (the WQEs it completed
 	 * are behind us; the steps below skip the ones sent in full).
 	 */
-	if (srdma_psn_before(psn, qp->comp.psn))
-		psn = req->psn = qp->comp.psn;
+	if (srdma_psn_before(psn, qp->comp.psn)) {
+		psn = qp->comp.psn;
+		req->psn = psn;
+	}
 	if (req->index == req->fetched) {
 		srdma_swqe_fetch(qp, req->index);
 		req->fetched = srdma_sq_next(qp, req->index);
