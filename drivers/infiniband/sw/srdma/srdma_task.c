@@ -72,6 +72,18 @@ static void srdma_task_work(struct work_struct *work)
 	srdma_task_run(container_of(work, struct srdma_qp, task.work));
 }
 
+/* there is work: true if the caller is now the one to run the engine */
+static bool srdma_task_claim(struct srdma_qp *qp)
+{
+	struct srdma_task *t = &qp->task;
+
+	set_bit(SRDMA_TASK_MORE, &t->flags);
+	/* MORE before looking at RUNNING: pairs with srdma_task_run() */
+	smp_mb__after_atomic();
+	return !test_bit(SRDMA_TASK_PAUSED, &t->flags) &&
+	       !test_and_set_bit_lock(SRDMA_TASK_RUNNING, &t->flags);
+}
+
 /**
  * srdma_task_kick() - the engine of @qp has work: run it, or make sure its
  * runner sees the work
@@ -82,16 +94,10 @@ static void srdma_task_work(struct work_struct *work)
  */
 void srdma_task_kick(struct srdma_qp *qp)
 {
-	struct srdma_task *t = &qp->task;
-
-	set_bit(SRDMA_TASK_MORE, &t->flags);
-	/* MORE before looking at RUNNING: pairs with srdma_task_run() */
-	smp_mb__after_atomic();
-	if (test_bit(SRDMA_TASK_PAUSED, &t->flags) ||
-	    test_and_set_bit_lock(SRDMA_TASK_RUNNING, &t->flags))
+	if (!srdma_task_claim(qp))
 		return;
 	if (irqs_disabled() || in_hardirq())
-		queue_work(srdma_engine_wq, &t->work);
+		queue_work(srdma_engine_wq, &qp->task.work);
 	else
 		srdma_task_run(qp);
 }
@@ -99,15 +105,8 @@ void srdma_task_kick(struct srdma_qp *qp)
 /* as srdma_task_kick(), but never runs the engine in the caller's context */
 void srdma_task_kick_later(struct srdma_qp *qp)
 {
-	struct srdma_task *t = &qp->task;
-
-	set_bit(SRDMA_TASK_MORE, &t->flags);
-	/* MORE before looking at RUNNING: pairs with srdma_task_run() */
-	smp_mb__after_atomic();
-	if (test_bit(SRDMA_TASK_PAUSED, &t->flags) ||
-	    test_and_set_bit_lock(SRDMA_TASK_RUNNING, &t->flags))
-		return;
-	queue_work(srdma_engine_wq, &t->work);
+	if (srdma_task_claim(qp))
+		queue_work(srdma_engine_wq, &qp->task.work);
 }
 
 /**
