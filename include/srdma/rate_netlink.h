@@ -43,7 +43,7 @@ enum srdma_genl_attr {
 	SRDMA_ATTR_PORT_KBPS,		/* u64: port: the netdev's speed */
 	SRDMA_ATTR_THROTTLE_EVENTS,	/* u64: times a packet waited for tokens */
 	SRDMA_ATTR_THROTTLED_NS,	/* u64: time spent waiting for tokens */
-	SRDMA_ATTR_TX_BYTES,		/* u64: bytes charged (frames sent) */
+	SRDMA_ATTR_TX_BYTES,		/* u64: a QP's bytes charged (frames sent) */
 	__SRDMA_ATTR_MAX,
 };
 

@@ -391,7 +391,6 @@ static void serve_srdma(void)
 		put_u32(nlh, SRDMA_ATTR_BURST_BYTES, 65536);
 		put_u64(nlh, SRDMA_ATTR_THROTTLE_EVENTS, 12);
 		put_u64(nlh, SRDMA_ATTR_THROTTLED_NS, 3999999);
-		put_u64(nlh, SRDMA_ATTR_TX_BYTES, 123456789);
 		batch_end_msg(nlh);
 		ack(0, NULL);
 		return;

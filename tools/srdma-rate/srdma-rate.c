@@ -120,7 +120,6 @@ static const struct column port_columns[] = {
 	{ "BURST",	  "burst_bytes",     SRDMA_ATTR_BURST_BYTES,	 FMT_COUNT },
 	{ "THROTTLES",	  "throttle_events", SRDMA_ATTR_THROTTLE_EVENTS, FMT_COUNT },
 	{ "THROTTLED_MS", "throttled_ns",    SRDMA_ATTR_THROTTLED_NS,	 FMT_NS_AS_MS },
-	{ "TX_BYTES",	  "tx_bytes",	     SRDMA_ATTR_TX_BYTES,	 FMT_COUNT },
 };
 
 #define MAX_COLUMNS		ARRAY_SIZE(qp_columns)

@@ -655,7 +655,7 @@ int srdma_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
 unsigned int srdma_cq_post(struct srdma_cq *cq, const struct ib_wc *wc,
 			   bool solicited);
 unsigned int srdma_cq_post_wqe(struct srdma_cq *cq, const struct ib_wc *wc,
-			       bool solicited, struct srdma_queue *wq);
+			       bool solicited, struct srdma_wq *wq);
 void srdma_cq_notify(struct srdma_cq *cq, unsigned int due);
 
 /* srdma_mr.c */

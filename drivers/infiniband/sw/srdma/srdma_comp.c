@@ -61,6 +61,13 @@ void srdma_comp_restart_timer(struct srdma_qp *qp)
 static void srdma_comp_progress(struct srdma_qp *qp, u32 psn, bool ack)
 {
 	qp->comp.psn = psn;
+	/*
+	 * After a go-back, the ACKs of what was already on its way: nothing
+	 * acknowledged is sent again (the requester skips the WQEs sent in
+	 * full before @psn).
+	 */
+	if (srdma_psn_before(qp->req.psn, psn))
+		qp->req.psn = psn;
 	if (ack)
 		qp->comp.rewound = false;
 	qp->comp.retry_left = qp->attr.retry_cnt;
@@ -352,7 +359,7 @@ bool srdma_sq_complete(struct srdma_qp *qp)
 			wc.opcode = srdma_wc_opcode(swqe->wqe.wr.opcode);
 			wc.byte_len = swqe->length;
 			/* frees the slot (the CQE comes from srdma's copy) */
-			one = srdma_cq_post_wqe(qp->scq, &wc, false, q);
+			one = srdma_cq_post_wqe(qp->scq, &wc, false, &qp->sq);
 			due |= one;
 			if (!(one & SRDMA_CQ_ADDED)) {
 				overflow = true;

@@ -165,7 +165,7 @@ unsigned int srdma_cq_post(struct srdma_cq *cq, const struct ib_wc *wc,
  * @cq: the CQ
  * @wc: the completion
  * @solicited: the completion is solicited
- * @wq: its ring, whose lock the caller holds; NULL: none
+ * @wq: its queue, whose lock the caller holds; NULL: none
  *
  * The WQE's slot is freed before the completion shows (not at all if the CQ
  * is full): a process that polls the completion may post again at once,
@@ -174,11 +174,13 @@ unsigned int srdma_cq_post(struct srdma_cq *cq, const struct ib_wc *wc,
  * Return: as srdma_cq_post().
  */
 unsigned int srdma_cq_post_wqe(struct srdma_cq *cq, const struct ib_wc *wc,
-			       bool solicited, struct srdma_queue *wq)
+			       bool solicited, struct srdma_wq *wq)
 {
 	unsigned int due = 0;
 	unsigned long flags;
 
+	if (wq)
+		lockdep_assert_held(&wq->lock);
 	spin_lock_irqsave(&cq->lock, flags);
 	if (srdma_queue_full(&cq->queue)) {
 		if (!cq->overflow)
@@ -188,7 +190,7 @@ unsigned int srdma_cq_post_wqe(struct srdma_cq *cq, const struct ib_wc *wc,
 	}
 	cq->overflow = false;
 	if (wq)
-		srdma_queue_advance_consumer(wq);
+		srdma_queue_advance_consumer(&wq->queue);
 	if (cq->user)
 		srdma_wc_to_uverbs(srdma_queue_producer_slot(&cq->queue), wc);
 	else

@@ -96,9 +96,7 @@ static struct srdma_qp *srdma_nl_qp(struct srdma_dev *sdev,
 		NL_SET_ERR_MSG(extack, "no QP number (SRDMA_ATTR_QPN)");
 		return NULL;
 	}
-	rcu_read_lock();
 	qp = srdma_qp_get(sdev, nla_get_u32(attrs[SRDMA_ATTR_QPN]));
-	rcu_read_unlock();
 	if (!qp)
 		NL_SET_ERR_MSG_ATTR(extack, attrs[SRDMA_ATTR_QPN],
 				    "no QP of that number on this device");

@@ -244,15 +244,6 @@ static bool srdma_req_step(struct srdma_qp *qp, enum ib_qp_state state)
 	if (req->rnr_wait ||
 	    req->index == srdma_queue_producer(&qp->sq.queue))
 		return false;
-	/*
-	 * A go-back, then the ACKs of what was already on its way: nothing
-	 * before the acknowledged PSN is sent again (the WQEs it completed
-	 * are behind us; the steps below skip the ones sent in full).
-	 */
-	if (srdma_psn_before(psn, qp->comp.psn)) {
-		psn = qp->comp.psn;
-		req->psn = psn;
-	}
 	if (req->index == req->fetched) {
 		srdma_swqe_fetch(qp, req->index);
 		req->fetched = srdma_sq_next(qp, req->index);

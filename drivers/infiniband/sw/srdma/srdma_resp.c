@@ -142,8 +142,7 @@ static void srdma_resp_complete(struct srdma_qp *qp, struct ib_wc *wc,
 		/* in ERR the flush completed it already */
 		posted = qp->state != IB_QPS_ERR;
 		if (posted)
-			due = srdma_cq_post_wqe(qp->rcq, wc, solicited,
-						&qp->rq.queue);
+			due = srdma_cq_post_wqe(qp->rcq, wc, solicited, &qp->rq);
 		spin_unlock_irqrestore(&qp->rq.lock, flags);
 	}
 	srdma_cq_notify(qp->rcq, due);
