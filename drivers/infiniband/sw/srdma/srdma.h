@@ -57,6 +57,8 @@
 #define SRDMA_MAX_SRQ_WR		BIT(14)
 #define SRDMA_MAX_SRQ_SGE		SRDMA_MAX_SGE
 #define SRDMA_MAX_AH			BIT(16)
+#define SRDMA_MAX_MCAST_GRP		8192
+#define SRDMA_MAX_MCAST_QP_ATTACH	56
 /* outstanding RDMA reads and atomics, as responder and as requester */
 #define SRDMA_MAX_RD_ATOMIC		128
 #define SRDMA_PAGE_SIZE_CAP		0xfffff000
@@ -105,6 +107,9 @@ enum srdma_counter {
 	SRDMA_CNT_DROP_QP_STATE,
 	SRDMA_CNT_DROP_QUEUE_FULL,
 	SRDMA_CNT_DROP_OUT_OF_SEQ,
+	SRDMA_CNT_DROP_BAD_QKEY,
+	SRDMA_CNT_DROP_NO_RWQE,
+	SRDMA_CNT_DROP_UC_MSG,
 	SRDMA_CNT_REMOTE_ERRORS,
 	SRDMA_CNT_LOCAL_ERRORS,
 	SRDMA_CNT_RATE_THROTTLES,
@@ -140,6 +145,9 @@ enum srdma_counter {
  * @qp_count: QPs allocated, against SRDMA_MAX_QP
  * @counters: enum srdma_counter, shown by rdma statistic
  * @rate: the port's rate settings and round-robin
+ * @mcast_mutex: serializes attaching and detaching
+ * @mcast_groups: multicast groups with attached QPs (srdma_mcast.c)
+ * @mcast_num_groups: entries in @mcast_groups
  */
 struct srdma_dev {
 	struct ib_device ib_dev;
@@ -170,6 +178,9 @@ struct srdma_dev {
 	atomic_t qp_count;
 	atomic64_t counters[SRDMA_NUM_COUNTERS];
 	struct srdma_port_rate rate;
+	struct mutex mcast_mutex;	/* serializes attach and detach */
+	struct list_head mcast_groups;
+	u32 mcast_num_groups;
 };
 
 static inline void srdma_count(struct srdma_dev *sdev, enum srdma_counter c)
@@ -695,6 +706,13 @@ int srdma_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 int srdma_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr);
 int srdma_destroy_ah(struct ib_ah *ibah, u32 flags);
 
+/* srdma_mcast.c */
+int srdma_attach_mcast(struct ib_qp *ibqp, union ib_gid *mgid, u16 mlid);
+int srdma_detach_mcast(struct ib_qp *ibqp, union ib_gid *mgid, u16 mlid);
+void srdma_mcast_recv(struct srdma_dev *sdev, struct sk_buff *skb);
+void srdma_mcast_init(struct srdma_dev *sdev);
+void srdma_mcast_exit(struct srdma_dev *sdev);
+
 /* srdma_srq.c */
 int srdma_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 		     struct ib_udata *udata);
@@ -739,6 +757,7 @@ void srdma_net_exit(void);
 
 /* srdma_recv.c */
 void srdma_recv(struct srdma_dev *sdev, struct sk_buff *skb, bool trusted);
+enum srdma_counter srdma_recv_queue(struct srdma_qp *qp, struct sk_buff *skb);
 struct srdma_qp *srdma_qp_get(struct srdma_dev *sdev, u32 qpn);
 void srdma_qp_put(struct srdma_qp *qp);
 
@@ -768,6 +787,8 @@ enum srdma_send {
 
 enum srdma_send srdma_sched_may_send(struct srdma_qp *qp);
 int srdma_qp_xmit(struct srdma_qp *qp, struct sk_buff *skb);
+int srdma_qp_xmit_to(struct srdma_qp *qp, const struct srdma_av *av,
+		     struct dst_cache *dst_cache, struct sk_buff *skb);
 void srdma_sched_idle(struct srdma_qp *qp);
 void srdma_sched_leave(struct srdma_qp *qp);
 void srdma_port_rate_init(struct srdma_dev *sdev);
@@ -785,6 +806,8 @@ void srdma_rate_nl_exit(void);
 
 /* srdma_req.c */
 bool srdma_req_run(struct srdma_qp *qp);
+struct srdma_swqe *srdma_req_next_wqe(struct srdma_qp *qp);
+void srdma_req_advance(struct srdma_qp *qp);
 void srdma_req_rewind(struct srdma_qp *qp);
 void srdma_req_xmit_refused(struct srdma_qp *qp);
 
@@ -798,6 +821,13 @@ bool srdma_sq_complete(struct srdma_qp *qp);
 /* srdma_resp.c */
 bool srdma_resp_run(struct srdma_qp *qp);
 void srdma_resp_release(struct srdma_qp *qp);
+bool srdma_rwqe_take(struct srdma_qp *qp);
+void srdma_rwqe_complete(struct srdma_qp *qp, struct ib_wc *wc, bool solicited);
+
+/* srdma_ud.c */
+u32 srdma_ud_send_qkey(const struct srdma_qp *qp, u32 wr_qkey);
+bool srdma_ud_req_run(struct srdma_qp *qp);
+bool srdma_ud_resp_run(struct srdma_qp *qp);
 
 /* srdma_counters.c */
 struct rdma_hw_stats *srdma_alloc_hw_port_stats(struct ib_device *ib_dev,

@@ -72,6 +72,10 @@ void srdma_dev_init_attrs(struct srdma_dev *sdev)
 	attr->max_res_rd_atom = SRDMA_MAX_RD_ATOMIC * SRDMA_MAX_QP;
 	attr->atomic_cap = IB_ATOMIC_HCA;
 	attr->max_ah = SRDMA_MAX_AH;
+	attr->max_mcast_grp = SRDMA_MAX_MCAST_GRP;
+	attr->max_mcast_qp_attach = SRDMA_MAX_MCAST_QP_ATTACH;
+	attr->max_total_mcast_qp_attach = SRDMA_MAX_MCAST_GRP *
+					  SRDMA_MAX_MCAST_QP_ATTACH;
 	attr->max_srq = SRDMA_MAX_SRQ;
 	attr->max_srq_wr = SRDMA_MAX_SRQ_WR;
 	attr->max_srq_sge = SRDMA_MAX_SRQ_SGE;
@@ -88,6 +92,7 @@ void srdma_dev_init_attrs(struct srdma_dev *sdev)
 	xa_init_flags(&sdev->mr_xa, XA_FLAGS_ALLOC1);
 	xa_init_flags(&sdev->ah_xa, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&sdev->srq_xa, XA_FLAGS_ALLOC1);
+	srdma_mcast_init(sdev);
 }
 
 /**
@@ -102,6 +107,7 @@ void srdma_dev_free_objects(struct srdma_dev *sdev)
 	xa_destroy(&sdev->mr_xa);
 	xa_destroy(&sdev->ah_xa);
 	xa_destroy(&sdev->srq_xa);
+	srdma_mcast_exit(sdev);
 }
 
 /* The netdev's state in IB terms; RTNL or a netdev event protects reading. */
@@ -177,6 +183,7 @@ static int srdma_query_port(struct ib_device *ib_dev, u32 port_num,
 	attr->pkey_tbl_len = SRDMA_PKEY_TABLE_LEN;
 	attr->max_msg_sz = SRDMA_MAX_MSG_BYTES;
 	attr->max_vl_num = 1;
+	attr->port_cap_flags = IB_PORT_CM_SUP;
 
 	err = ib_get_eth_speed(ib_dev, port_num, &attr->active_speed,
 			       &attr->active_width);
@@ -223,12 +230,9 @@ static enum rdma_link_layer srdma_get_link_layer(struct ib_device *ib_dev,
 static int srdma_get_port_immutable(struct ib_device *ib_dev, u32 port_num,
 				    struct ib_port_immutable *immutable)
 {
-	/*
-	 * RoCEv2 GIDs managed by ib_core. No MAD or CM capability until the
-	 * GSI QP carries them: ib_mad would try to open QP1 otherwise.
-	 */
-	immutable->core_cap_flags = RDMA_CORE_CAP_PROT_ROCE_UDP_ENCAP |
-				    RDMA_CORE_CAP_ETH_AH;
+	/* RoCEv2 GIDs managed by ib_core; MADs on the GSI QP (srdma_ud.c) */
+	immutable->core_cap_flags = RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP;
+	immutable->max_mad_size = IB_MGMT_MAD_SIZE;
 	immutable->gid_tbl_len = SRDMA_GID_TABLE_LEN;
 	immutable->pkey_tbl_len = SRDMA_PKEY_TABLE_LEN;
 	return 0;
@@ -285,6 +289,7 @@ const struct ib_device_ops srdma_dev_ops = {
 
 	.alloc_hw_port_stats = srdma_alloc_hw_port_stats,
 	.alloc_mr = srdma_alloc_mr,
+	.attach_mcast = srdma_attach_mcast,
 	.alloc_pd = srdma_alloc_pd,
 	.alloc_ucontext = srdma_alloc_ucontext,
 	.create_ah = srdma_create_ah,
@@ -293,6 +298,7 @@ const struct ib_device_ops srdma_dev_ops = {
 	.create_srq = srdma_create_srq,
 	.create_user_ah = srdma_create_ah,
 	.dealloc_driver = srdma_dealloc_driver,
+	.detach_mcast = srdma_detach_mcast,
 	.dealloc_pd = srdma_dealloc_pd,
 	.dealloc_ucontext = srdma_dealloc_ucontext,
 	.dereg_mr = srdma_dereg_mr,

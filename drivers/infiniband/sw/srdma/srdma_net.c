@@ -266,7 +266,7 @@ static struct rtable *srdma_route4(struct srdma_dev *sdev,
 	};
 	struct rtable *rt;
 
-	rt = dst_cache_get_ip4(dst_cache, saddr);
+	rt = dst_cache ? dst_cache_get_ip4(dst_cache, saddr) : NULL;
 	if (rt)
 		return rt;
 	memcpy(&fl4.daddr, &av->dgid.raw[12], sizeof(fl4.daddr));
@@ -275,7 +275,8 @@ static struct rtable *srdma_route4(struct srdma_dev *sdev,
 	if (IS_ERR(rt))
 		return rt;
 	*saddr = fl4.saddr;
-	dst_cache_set_ip4(dst_cache, &rt->dst, fl4.saddr);
+	if (dst_cache)
+		dst_cache_set_ip4(dst_cache, &rt->dst, fl4.saddr);
 	return rt;
 }
 
@@ -346,7 +347,7 @@ static struct dst_entry *srdma_route6(struct srdma_dev *sdev,
 	struct dst_entry *dst;
 	struct in6_addr saddr;
 
-	dst = dst_cache_get_ip6(dst_cache, &saddr);
+	dst = dst_cache ? dst_cache_get_ip6(dst_cache, &saddr) : NULL;
 	if (dst)
 		return dst;
 	memcpy(&fl6.daddr, av->dgid.raw, sizeof(fl6.daddr));
@@ -354,7 +355,8 @@ static struct dst_entry *srdma_route6(struct srdma_dev *sdev,
 	dst = ipv6_stub->ipv6_dst_lookup_flow(sdev->net, sk, &fl6, NULL);
 	if (IS_ERR(dst))
 		return dst;
-	dst_cache_set_ip6(dst_cache, dst, &fl6.saddr);
+	if (dst_cache)
+		dst_cache_set_ip6(dst_cache, dst, &fl6.saddr);
 	return dst;
 }
 
@@ -412,7 +414,7 @@ static int srdma_xmit6(struct srdma_dev *sdev, const struct srdma_av *av,
  * srdma_xmit() - send one packet built by srdma_pkt_alloc() and filled
  * @sdev: the device
  * @av: where it goes
- * @dst_cache: the route cache of @av
+ * @dst_cache: the route cache of @av, or NULL to look the route up
  * @src_port: UDP source port
  * @skb: the packet, its ICRC not computed yet; consumed
  *

@@ -90,6 +90,68 @@ static bool srdma_icrc_ok(struct sk_buff *skb)
 				  skb->len - SRDMA_ICRC_BYTES);
 }
 
+/* the transport of each QP type's packets */
+static bool srdma_recv_transport_ok(const struct srdma_qp *qp, u8 transport)
+{
+	switch (qp->ibqp.qp_type) {
+	case IB_QPT_RC:
+		return transport == IB_OPCODE_RC;
+	case IB_QPT_UC:
+		return transport == IB_OPCODE_UC;
+	case IB_QPT_UD:
+	case IB_QPT_GSI:
+		return transport == IB_OPCODE_UD;
+	default:
+		return false;
+	}
+}
+
+/*
+ * Whether @qp takes the packet: the counter of the reason if not, else
+ * SRDMA_NUM_COUNTERS. A connected QP takes packets from its peer only; a
+ * datagram may come from anyone (its Q_Key is checked later, in order).
+ */
+static enum srdma_counter srdma_recv_check(struct srdma_qp *qp,
+					   struct sk_buff *skb, u8 transport)
+{
+	enum ib_qp_state state;
+	union ib_gid sgid;
+
+	if (!srdma_recv_transport_ok(qp, transport))
+		return SRDMA_CNT_DROP_BAD_HEADER;
+	if (transport != IB_OPCODE_UD) {
+		srdma_pkt_sgid(skb, srdma_pkt(skb)->ipv6, &sgid);
+		if (memcmp(&sgid, &qp->av.dgid, sizeof(sgid)))
+			return SRDMA_CNT_DROP_BAD_HEADER;
+	}
+	state = READ_ONCE(qp->state);
+	if (state < IB_QPS_RTR || state == IB_QPS_ERR)
+		return SRDMA_CNT_DROP_QP_STATE;
+	return SRDMA_NUM_COUNTERS;
+}
+
+/**
+ * srdma_recv_queue() - queue a packet for its QP's engine and kick it
+ * @qp: the QP, held
+ * @skb: the packet, checked; consumed unless refused
+ *
+ * Return: SRDMA_NUM_COUNTERS if queued, else the counter of the reason it
+ * was refused.
+ */
+enum srdma_counter srdma_recv_queue(struct srdma_qp *qp, struct sk_buff *skb)
+{
+	u32 flags = srdma_op_flags(srdma_pkt(skb)->opcode);
+	struct sk_buff_head *queue;
+
+	queue = flags & SRDMA_OP_REQ ? &qp->resp_pkts : &qp->comp_pkts;
+	if (skb_queue_len(queue) >= SRDMA_MAX_QUEUED_PKTS)
+		return SRDMA_CNT_DROP_QUEUE_FULL;
+	srdma_count(to_srdma_dev(qp->ibqp.device), SRDMA_CNT_RCVD_PKTS);
+	skb_queue_tail(queue, skb);
+	srdma_task_kick(qp);
+	return SRDMA_NUM_COUNTERS;
+}
+
 /**
  * srdma_recv() - take a received packet
  * @sdev: the device it came to
@@ -99,11 +161,9 @@ static bool srdma_icrc_ok(struct sk_buff *skb)
 void srdma_recv(struct srdma_dev *sdev, struct sk_buff *skb, bool trusted)
 {
 	enum srdma_counter drop = SRDMA_CNT_DROP_BAD_HEADER;
-	struct sk_buff_head *queue;
-	enum ib_qp_state state;
 	struct srdma_qp *qp;
-	union ib_gid sgid;
-	u32 flags;
+	u8 transport;
+	u32 qpn;
 
 	if (skb_linearize(skb) || !srdma_pkt_parse(skb))
 		goto drop;
@@ -111,38 +171,23 @@ void srdma_recv(struct srdma_dev *sdev, struct sk_buff *skb, bool trusted)
 		drop = SRDMA_CNT_DROP_BAD_ICRC;
 		goto drop;
 	}
-	flags = srdma_op_flags(srdma_pkt(skb)->opcode);
 
+	qpn = srdma_bth_qpn((struct srdma_bth *)skb->data);
+	transport = srdma_op_transport(srdma_pkt(skb)->opcode);
+	if (qpn == IB_MULTICAST_QPN && transport == IB_OPCODE_UD) {
+		srdma_mcast_recv(sdev, skb);
+		return;
+	}
 	drop = SRDMA_CNT_DROP_NO_QP;
-	qp = srdma_qp_get(sdev, srdma_bth_qpn((struct srdma_bth *)skb->data));
+	qp = srdma_qp_get(sdev, qpn);
 	if (!qp)
 		goto drop;
-	/* RC only: the other transports are not served yet */
-	if (qp->ibqp.qp_type != IB_QPT_RC ||
-	    srdma_op_transport(srdma_pkt(skb)->opcode) != IB_OPCODE_RC)
-		goto drop_put;
-	srdma_pkt_sgid(skb, srdma_pkt(skb)->ipv6, &sgid);
-	if (memcmp(&sgid, &qp->av.dgid, sizeof(sgid)))
-		goto drop_put;
-	state = READ_ONCE(qp->state);
-	if (state < IB_QPS_RTR || state == IB_QPS_ERR) {
-		drop = SRDMA_CNT_DROP_QP_STATE;
-		goto drop_put;
-	}
-
-	queue = flags & SRDMA_OP_REQ ? &qp->resp_pkts : &qp->comp_pkts;
-	if (skb_queue_len(queue) >= SRDMA_MAX_QUEUED_PKTS) {
-		drop = SRDMA_CNT_DROP_QUEUE_FULL;
-		goto drop_put;
-	}
-	srdma_count(sdev, SRDMA_CNT_RCVD_PKTS);
-	skb_queue_tail(queue, skb);
-	srdma_task_kick(qp);
+	drop = srdma_recv_check(qp, skb, transport);
+	if (drop == SRDMA_NUM_COUNTERS)
+		drop = srdma_recv_queue(qp, skb);
 	srdma_qp_put(qp);
-	return;
-
-drop_put:
-	srdma_qp_put(qp);
+	if (drop == SRDMA_NUM_COUNTERS)
+		return;
 drop:
 	srdma_count(sdev, drop);
 	kfree_skb(skb);

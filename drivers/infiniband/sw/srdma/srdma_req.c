@@ -57,7 +57,7 @@ static enum ib_wc_status srdma_swqe_check(struct srdma_qp *qp,
 	u64 length = 0;
 	u32 i;
 
-	if (!srdma_send_opcode_ok(IB_QPT_RC, opcode) ||
+	if (!srdma_send_opcode_ok(qp->ibqp.qp_type, opcode) ||
 	    (qp->user && opcode == IB_WR_REG_MR))
 		return IB_WC_LOC_QP_OP_ERR;
 	if (wqe->wr.send_flags & IB_SEND_INLINE) {
@@ -92,6 +92,37 @@ static void srdma_swqe_fetch(struct srdma_qp *qp, u32 index)
 	swqe->status = srdma_swqe_check(qp, swqe);
 	if (swqe->status != IB_WC_SUCCESS)
 		swqe->state = SRDMA_SWQE_DONE;
+}
+
+/**
+ * srdma_req_next_wqe() - the WQE the requester is at, copied from the ring
+ * the first time it gets there
+ * @qp: the QP
+ *
+ * Return: srdma's copy, or NULL if the queue holds no more or an RNR NAK
+ * delay runs.
+ */
+struct srdma_swqe *srdma_req_next_wqe(struct srdma_qp *qp)
+{
+	struct srdma_req *req = &qp->req;
+
+	if (req->rnr_wait ||
+	    req->index == srdma_queue_producer(&qp->sq.queue))
+		return NULL;
+	if (req->index == req->fetched) {
+		srdma_swqe_fetch(qp, req->index);
+		req->fetched = srdma_sq_next(qp, req->index);
+	}
+	return srdma_swqe(qp, req->index);
+}
+
+/**
+ * srdma_req_advance() - the requester is done with its WQE: on to the next
+ * @qp: the QP
+ */
+void srdma_req_advance(struct srdma_qp *qp)
+{
+	qp->req.index = srdma_sq_next(qp, qp->req.index);
 }
 
 /* LOCAL_INV and REG_MR: executed in order, when the requester gets there */
@@ -131,7 +162,8 @@ static int srdma_req_send_pkt(struct srdma_qp *qp, struct srdma_swqe *swqe,
 	u32 k = srdma_psn_diff(psn, swqe->first_psn);
 	u64 offset = (u64)k * qp->mtu_bytes;
 	bool first = !k, last = k == swqe->npsn - 1;
-	bool ackreq = true, se = false;
+	bool uc = qp->ibqp.qp_type == IB_QPT_UC;
+	bool ackreq = !uc, se = false;
 	struct srdma_reth *reth;
 	struct srdma_bth *bth;
 	struct sk_buff *skb;
@@ -177,6 +209,9 @@ static int srdma_req_send_pkt(struct srdma_qp *qp, struct srdma_swqe *swqe,
 		opcode = srdma_req_opcodes[wr->opcode][first ?
 			(last ? POS_ONLY : POS_FIRST) :
 			(last ? POS_LAST : POS_MIDDLE)];
+		/* UC has the same opcodes in its own range */
+		if (uc)
+			opcode = opcode - IB_OPCODE_RC + IB_OPCODE_UC;
 		skb = srdma_pkt_alloc(sdev, opcode, payload, &bth);
 		if (!skb)
 			return -ENOMEM;
@@ -206,8 +241,9 @@ static int srdma_req_send_pkt(struct srdma_qp *qp, struct srdma_swqe *swqe,
 			}
 		}
 		se = last && (wr->send_flags & IB_SEND_SOLICITED);
-		ackreq = last || wait_next ||
-			 ++qp->req.noack_pkts >= SRDMA_ACKREQ_EVERY_PKTS;
+		ackreq = !uc && (last || wait_next ||
+				 ++qp->req.noack_pkts >=
+				 SRDMA_ACKREQ_EVERY_PKTS);
 		*next_psn = srdma_psn_add(psn, 1);
 		break;
 	}
@@ -235,25 +271,21 @@ static bool srdma_req_may_start(struct srdma_qp *qp, struct srdma_swqe *swqe)
 /* one step: a local operation, or one packet; true if it did something */
 static bool srdma_req_step(struct srdma_qp *qp, enum ib_qp_state state)
 {
+	bool uc = qp->ibqp.qp_type == IB_QPT_UC;
 	struct srdma_req *req = &qp->req;
 	struct srdma_swqe *swqe;
 	u32 psn = req->psn, next_psn;
 	enum srdma_send send;
 	int err;
 
-	if (req->rnr_wait ||
-	    req->index == srdma_queue_producer(&qp->sq.queue))
+	swqe = srdma_req_next_wqe(qp);
+	if (!swqe)
 		return false;
-	if (req->index == req->fetched) {
-		srdma_swqe_fetch(qp, req->index);
-		req->fetched = srdma_sq_next(qp, req->index);
-	}
-	swqe = srdma_swqe(qp, req->index);
 	if (swqe->state == SRDMA_SWQE_DONE) {
 		/* a refused WQE stops the queue until it completes in error */
 		if (swqe->status != IB_WC_SUCCESS)
 			return false;
-		req->index = srdma_sq_next(qp, req->index);
+		srdma_req_advance(qp);
 		return true;
 	}
 	if (swqe->state == SRDMA_SWQE_NEW) {
@@ -263,7 +295,7 @@ static bool srdma_req_step(struct srdma_qp *qp, enum ib_qp_state state)
 		if (swqe->wqe.wr.opcode == IB_WR_LOCAL_INV ||
 		    swqe->wqe.wr.opcode == IB_WR_REG_MR) {
 			srdma_req_local_op(qp, swqe);
-			req->index = srdma_sq_next(qp, req->index);
+			srdma_req_advance(qp);
 			return true;
 		}
 		if (!srdma_req_may_start(qp, swqe))
@@ -273,10 +305,10 @@ static bool srdma_req_step(struct srdma_qp *qp, enum ib_qp_state state)
 	} else if (!srdma_psn_before(psn, srdma_psn_add(swqe->first_psn,
 							swqe->npsn))) {
 		/* sent in full before a rewind to an older WQE */
-		req->index = srdma_sq_next(qp, req->index);
+		srdma_req_advance(qp);
 		return true;
 	}
-	if (srdma_psn_diff(psn, qp->comp.psn) >= SRDMA_MAX_INFLIGHT_PSNS)
+	if (!uc && srdma_psn_diff(psn, qp->comp.psn) >= SRDMA_MAX_INFLIGHT_PSNS)
 		return false;
 	send = srdma_sched_may_send(qp);
 	if (send == SRDMA_SEND_WAIT)
@@ -298,17 +330,27 @@ static bool srdma_req_step(struct srdma_qp *qp, enum ib_qp_state state)
 			    SRDMA_CNT_LOCAL_ERRORS);
 		return true;
 	}
+	req->psn = next_psn;
+	swqe->state = SRDMA_SWQE_SENDING;
+	if (uc) {
+		/* nothing comes back: done when its last packet is out */
+		if (!srdma_psn_before(next_psn, srdma_psn_add(swqe->first_psn,
+							      swqe->npsn))) {
+			swqe->state = SRDMA_SWQE_DONE;
+			swqe->status = IB_WC_SUCCESS;
+			srdma_req_advance(qp);
+		}
+		return true;
+	}
 	if (srdma_psn_before(psn, req->psn_end))
 		srdma_count(to_srdma_dev(qp->ibqp.device),
 			    SRDMA_CNT_RETRANSMITS);
 	else
 		req->psn_end = next_psn;
-	req->psn = next_psn;
-	swqe->state = SRDMA_SWQE_SENDING;
 	if (!srdma_psn_before(next_psn, srdma_psn_add(swqe->first_psn,
 						      swqe->npsn))) {
 		swqe->state = SRDMA_SWQE_SENT;
-		req->index = srdma_sq_next(qp, req->index);
+		srdma_req_advance(qp);
 	}
 	if (!qp->comp.deadline_ns)
 		srdma_comp_restart_timer(qp);
@@ -327,9 +369,19 @@ bool srdma_req_run(struct srdma_qp *qp)
 	unsigned int budget = SRDMA_TASK_BUDGET;
 	bool progress = false;
 
-	if (qp->ibqp.qp_type != IB_QPT_RC ||
-	    (state != IB_QPS_RTS && state != IB_QPS_SQD))
+	if (state != IB_QPS_RTS && state != IB_QPS_SQD)
 		return false;
+	switch (qp->ibqp.qp_type) {
+	case IB_QPT_RC:
+	case IB_QPT_UC:
+		break;
+	case IB_QPT_UD:
+	case IB_QPT_GSI:
+		/* SQD: a datagram is a whole message, none is under way */
+		return state == IB_QPS_RTS && srdma_ud_req_run(qp);
+	default:
+		return false;
+	}
 	while (budget-- && srdma_req_step(qp, state))
 		progress = true;
 	return progress;

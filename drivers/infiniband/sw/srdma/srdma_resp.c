@@ -83,8 +83,14 @@ static bool srdma_resp_flush_ack(struct srdma_qp *qp)
 	return true;
 }
 
-/* take the receive WQE a SEND or a WRITE with immediate consumes */
-static bool srdma_resp_take_rwqe(struct srdma_qp *qp)
+/**
+ * srdma_rwqe_take() - take the receive WQE the next message consumes, from
+ * the SRQ or the RQ, unless one is taken already
+ * @qp: the QP, its engine running
+ *
+ * Return: false if there is none.
+ */
+bool srdma_rwqe_take(struct srdma_qp *qp)
 {
 	struct srdma_resp *resp = &qp->resp;
 	struct rxe_recv_wqe *wqe = resp->rwqe;
@@ -120,9 +126,13 @@ static bool srdma_resp_take_rwqe(struct srdma_qp *qp)
 	return true;
 }
 
-/* complete the receive WQE under way with @wc (status, opcode, lengths) */
-static void srdma_resp_complete(struct srdma_qp *qp, struct ib_wc *wc,
-				bool solicited)
+/**
+ * srdma_rwqe_complete() - complete the receive WQE taken
+ * @qp: the QP, its engine running
+ * @wc: status, opcode, lengths and flags; the rest is filled here
+ * @solicited: the message asked for a solicited event
+ */
+void srdma_rwqe_complete(struct srdma_qp *qp, struct ib_wc *wc, bool solicited)
 {
 	struct srdma_resp *resp = &qp->resp;
 	unsigned int due = 0;
@@ -176,7 +186,7 @@ static void srdma_resp_abort(struct srdma_qp *qp)
 
 	srdma_resp_release(qp);
 	if (qp->resp.rwqe_valid && qp->resp.rwqe_srq)
-		srdma_resp_complete(qp, &wc, false);
+		srdma_rwqe_complete(qp, &wc, false);
 	qp->resp.rwqe_valid = false;
 }
 
@@ -265,7 +275,7 @@ static enum srdma_resp_verdict srdma_resp_send(struct srdma_qp *qp,
 	struct ib_wc wc = { .opcode = IB_WC_RECV };
 	u32 rkey;
 
-	if (!srdma_resp_take_rwqe(qp))
+	if (!srdma_rwqe_take(qp))
 		return SRDMA_RESP_RNR;
 	if ((u64)resp->placed + len > resp->rwqe_length)
 		return SRDMA_RESP_TOO_LONG;
@@ -293,7 +303,7 @@ static enum srdma_resp_verdict srdma_resp_send(struct srdma_qp *qp,
 	wc.byte_len = resp->placed;
 	resp->msg = 0;
 	resp->msn++;
-	srdma_resp_complete(qp, &wc, srdma_bth_se(bth));
+	srdma_rwqe_complete(qp, &wc, srdma_bth_se(bth));
 	return SRDMA_RESP_DONE;
 }
 
@@ -310,7 +320,7 @@ static enum srdma_resp_verdict srdma_resp_write(struct srdma_qp *qp,
 	u32 dma_len;
 
 	/* before anything is written: a retry must find the same state */
-	if ((flags & SRDMA_OP_IMMDT) && !srdma_resp_take_rwqe(qp))
+	if ((flags & SRDMA_OP_IMMDT) && !srdma_rwqe_take(qp))
 		return SRDMA_RESP_RNR;
 	if (flags & SRDMA_OP_RETH) {
 		reth = srdma_hdr(bth, SRDMA_OP_RETH);
@@ -350,7 +360,7 @@ static enum srdma_resp_verdict srdma_resp_write(struct srdma_qp *qp,
 		wc.ex.imm_data = *(__be32 *)srdma_hdr(bth, SRDMA_OP_IMMDT);
 		wc.wc_flags = IB_WC_WITH_IMM;
 		wc.byte_len = resp->write_length;
-		srdma_resp_complete(qp, &wc, srdma_bth_se(bth));
+		srdma_rwqe_complete(qp, &wc, srdma_bth_se(bth));
 	}
 	return SRDMA_RESP_DONE;
 }
@@ -536,10 +546,11 @@ static void srdma_resp_fail(struct srdma_qp *qp, u32 psn,
 	};
 
 	srdma_count(to_srdma_dev(qp->ibqp.device), SRDMA_CNT_LOCAL_ERRORS);
-	srdma_resp_send_ack(qp, SRDMA_AETH_NAK, fail[verdict].nak, psn);
+	if (qp->ibqp.qp_type == IB_QPT_RC)
+		srdma_resp_send_ack(qp, SRDMA_AETH_NAK, fail[verdict].nak, psn);
 	srdma_resp_release(qp);
 	if (qp->resp.rwqe_valid)
-		srdma_resp_complete(qp, &wc, false);
+		srdma_rwqe_complete(qp, &wc, false);
 	srdma_qp_error(qp, fail[verdict].event);
 }
 
@@ -594,6 +605,45 @@ static void srdma_resp_pkt(struct srdma_qp *qp, struct sk_buff *skb)
 	}
 }
 
+/* UC: the message under way is dropped; its receive WQE serves the next */
+static void srdma_resp_uc_drop(struct srdma_qp *qp)
+{
+	srdma_resp_release(qp);
+	qp->resp.placed = 0;
+}
+
+/*
+ * A UC request (IBTA 9.8.3): no ACK and no NAK ever. A PSN gap drops the
+ * message under way; a message the responder cannot take (no receive
+ * WQE, too long, a bad rkey, out of order) is dropped whole, and the next
+ * one that starts with a FIRST or ONLY packet is taken. Only a failure of
+ * the receive WQE's own memory is an error of the QP.
+ */
+static void srdma_resp_uc_pkt(struct srdma_qp *qp, struct sk_buff *skb)
+{
+	struct srdma_dev *sdev = to_srdma_dev(qp->ibqp.device);
+	struct srdma_resp *resp = &qp->resp;
+	u32 psn = srdma_pkt(skb)->psn;
+	enum srdma_resp_verdict verdict;
+
+	if (psn != resp->epsn && resp->msg) {
+		srdma_resp_uc_drop(qp);
+		srdma_count(sdev, SRDMA_CNT_DROP_UC_MSG);
+	}
+	resp->epsn = srdma_psn_add(psn, 1);
+	verdict = srdma_resp_execute(qp, skb);
+	if (verdict == SRDMA_RESP_DONE)
+		return;
+	if (verdict == SRDMA_RESP_LOCAL) {
+		srdma_resp_fail(qp, psn, verdict);
+		return;
+	}
+	/* a dropped message's other packets end up here too: counted once */
+	if (resp->msg || (srdma_op_flags(srdma_pkt(skb)->opcode) & SRDMA_OP_FIRST))
+		srdma_count(sdev, SRDMA_CNT_DROP_UC_MSG);
+	srdma_resp_uc_drop(qp);
+}
+
 /**
  * srdma_resp_run() - execute received requests, up to a budget
  * @qp: the QP
@@ -609,11 +659,29 @@ bool srdma_resp_run(struct srdma_qp *qp)
 	bool progress = false;
 	struct sk_buff *skb;
 
-	if (qp->ibqp.qp_type != IB_QPT_RC || state < IB_QPS_RTR ||
-	    state == IB_QPS_ERR) {
+	if (state < IB_QPS_RTR || state == IB_QPS_ERR) {
 		skb_queue_purge(&qp->resp_pkts);
 		if (state == IB_QPS_ERR)
 			srdma_resp_abort(qp);
+		return false;
+	}
+	switch (qp->ibqp.qp_type) {
+	case IB_QPT_UD:
+	case IB_QPT_GSI:
+		return srdma_ud_resp_run(qp);
+	case IB_QPT_UC:
+		while (budget-- && (skb = skb_dequeue(&qp->resp_pkts))) {
+			srdma_resp_uc_pkt(qp, skb);
+			kfree_skb(skb);
+			progress = true;
+			if (srdma_qp_state(qp) == IB_QPS_ERR)
+				break;
+		}
+		return progress;
+	case IB_QPT_RC:
+		break;
+	default:
+		skb_queue_purge(&qp->resp_pkts);
 		return false;
 	}
 	if (qp->resp.read) {

@@ -198,12 +198,28 @@ EXPORT_SYMBOL_IF_KUNIT(srdma_sched_may_send);
  */
 int srdma_qp_xmit(struct srdma_qp *qp, struct sk_buff *skb)
 {
+	return srdma_qp_xmit_to(qp, &qp->av, &qp->dst_cache, skb);
+}
+
+/**
+ * srdma_qp_xmit_to() - send and charge one packet of a QP on a path of
+ * its own choosing (a UD datagram's AH)
+ * @qp: the QP
+ * @av: where it goes
+ * @dst_cache: the route cache of @av, or NULL for none
+ * @skb: from srdma_pkt_alloc(), filled; consumed
+ *
+ * Return: as srdma_xmit().
+ */
+int srdma_qp_xmit_to(struct srdma_qp *qp, const struct srdma_av *av,
+		     struct dst_cache *dst_cache, struct sk_buff *skb)
+{
 	struct srdma_dev *sdev = to_srdma_dev(qp->ibqp.device);
 	struct srdma_qp_rate *r = &qp->rate;
-	u32 bytes = srdma_frame_bytes(&qp->av, skb->len);
+	u32 bytes = srdma_frame_bytes(av, skb->len);
 	int err;
 
-	err = srdma_xmit(sdev, &qp->av, &qp->dst_cache, qp->src_port, skb);
+	err = srdma_xmit(sdev, av, dst_cache, qp->src_port, skb);
 	if (err)
 		return err;
 	srdma_tbf_charge(&r->tbf, bytes);
