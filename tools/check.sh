@@ -152,7 +152,14 @@ for s in "${scenarios[@]}"; do
 		pass "vm: $s ($(grep -oE 'ok in [0-9.]+s' "$out/$s.log" | cut -d' ' -f3))"
 	else
 		fail "vm: $s (log: $out/$s.log)"
-		grep -vE '^ok ' "$out/$s.log" | tail -n 30 | sed 's/^/      /'
+		# what failed first (each "not ok" with its diagnostics, the
+		# runner's verdict and any kernel report), then the log's end
+		{
+			grep -A 6 -E '^not ok ' "$out/$s.log" | head -n 40
+			grep -A 20 -E '^vm/run: ' "$out/$s.log" | head -n 30
+			echo "(end of the log:)"
+			grep -vE '^ok ' "$out/$s.log" | tail -n 15
+		} | sed 's/^/      /'
 	fi
 	[ "$s" = kunit ] || continue
 

@@ -12,7 +12,7 @@ packages=(
 	# the test rig
 	qemu-system-x86 iproute2 procps
 	# userspace clients, run inside the VMs from this machine's root
-	ibverbs-utils ibverbs-providers rdmacm-utils perftest
+	ibverbs-utils ibverbs-providers rdmacm-utils perftest nvme-cli fio
 	libibverbs-dev librdmacm-dev
 	# make bench: the bandwidth plot
 	python3-matplotlib

@@ -710,6 +710,7 @@ int srdma_destroy_ah(struct ib_ah *ibah, u32 flags);
 int srdma_attach_mcast(struct ib_qp *ibqp, union ib_gid *mgid, u16 mlid);
 int srdma_detach_mcast(struct ib_qp *ibqp, union ib_gid *mgid, u16 mlid);
 void srdma_mcast_recv(struct srdma_dev *sdev, struct sk_buff *skb);
+void srdma_mgid_mac(const union ib_gid *mgid, u8 *mac);
 void srdma_mcast_init(struct srdma_dev *sdev);
 void srdma_mcast_exit(struct srdma_dev *sdev);
 
@@ -826,6 +827,7 @@ void srdma_rwqe_complete(struct srdma_qp *qp, struct ib_wc *wc, bool solicited);
 
 /* srdma_ud.c */
 u32 srdma_ud_send_qkey(const struct srdma_qp *qp, u32 wr_qkey);
+void srdma_ud_grh(struct sk_buff *skb, union rdma_network_hdr *grh);
 bool srdma_ud_req_run(struct srdma_qp *qp);
 bool srdma_ud_resp_run(struct srdma_qp *qp);
 

@@ -16,6 +16,7 @@
  * while attached (ib_core counts attachments), and destroying it waits for
  * an RCU grace period.
  */
+#include <kunit/visibility.h>
 #include <linux/igmp.h>
 #include <linux/inetdevice.h>
 #include <linux/ip.h>
@@ -55,6 +56,22 @@ static bool srdma_mgid_is_v4(const union ib_gid *mgid)
 	return ipv6_addr_v4mapped((const struct in6_addr *)mgid->raw);
 }
 
+/**
+ * srdma_mgid_mac() - the Ethernet address of a multicast group
+ * @mgid: the group: IPv6, or IPv4-mapped IPv4 (RFC 1112, RFC 2464)
+ * @mac: filled
+ */
+void srdma_mgid_mac(const union ib_gid *mgid, u8 *mac)
+{
+	const struct in6_addr *addr6 = (const struct in6_addr *)mgid->raw;
+
+	if (srdma_mgid_is_v4(mgid))
+		ip_eth_mc_map(addr6->s6_addr32[3], mac);
+	else
+		ipv6_eth_mc_map(addr6, mac);
+}
+EXPORT_SYMBOL_IF_KUNIT(srdma_mgid_mac);
+
 static struct srdma_mcast_group *srdma_mcast_find(struct srdma_dev *sdev,
 						  const union ib_gid *mgid)
 {
@@ -80,7 +97,6 @@ static int srdma_mcast_listen(struct srdma_dev *sdev, const union ib_gid *mgid,
 		__be32 addr4 = addr6->s6_addr32[3];
 		struct in_device *in_dev;
 
-		ip_eth_mc_map(addr4, mac);
 		rtnl_lock();
 		in_dev = __in_dev_get_rtnl(ndev);
 		if (in_dev && join)
@@ -89,7 +105,6 @@ static int srdma_mcast_listen(struct srdma_dev *sdev, const union ib_gid *mgid,
 			ip_mc_dec_group(in_dev, addr4);
 		rtnl_unlock();
 	} else {
-		ipv6_eth_mc_map(addr6, mac);
 #if IS_ENABLED(CONFIG_IPV6)
 		if (join)
 			err = ipv6_dev_mc_inc(ndev, addr6);
@@ -99,6 +114,7 @@ static int srdma_mcast_listen(struct srdma_dev *sdev, const union ib_gid *mgid,
 	}
 	if (err)
 		return err;
+	srdma_mgid_mac(mgid, mac);
 	if (!join)
 		return dev_mc_del(ndev, mac);
 	err = dev_mc_add(ndev, mac);

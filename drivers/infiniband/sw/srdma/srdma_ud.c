@@ -177,8 +177,12 @@ bool srdma_ud_req_run(struct srdma_qp *qp)
 	return progress;
 }
 
-/* the 40-byte GRH area of a receive buffer, from the packet's IP header */
-static void srdma_ud_grh(struct sk_buff *skb, union rdma_network_hdr *grh)
+/**
+ * srdma_ud_grh() - the 40-byte GRH area of a receive buffer
+ * @skb: the received packet, its network header set, srdma_pkt() filled
+ * @grh: filled from its IP header
+ */
+void srdma_ud_grh(struct sk_buff *skb, union rdma_network_hdr *grh)
 {
 	memset(grh, 0, sizeof(*grh));
 	if (srdma_pkt(skb)->ipv6)
@@ -186,6 +190,7 @@ static void srdma_ud_grh(struct sk_buff *skb, union rdma_network_hdr *grh)
 	else
 		memcpy(&grh->roce4grh, ip_hdr(skb), sizeof(grh->roce4grh));
 }
+EXPORT_SYMBOL_IF_KUNIT(srdma_ud_grh);
 
 /* the Q_Key a received datagram must carry */
 static u32 srdma_ud_recv_qkey(const struct srdma_qp *qp)

@@ -1,0 +1,49 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+# timeout: 600
+# rdma_cm over the GSI QP on one VM (loopback: the CM's MADs go from QP1 to
+# QP1 of the same device): Debian's rdmacm-utils rping (with -V, data
+# verification), ucmatose (RC), udaddy (UD, SIDR resolution), mckey
+# (multicast join: the receiver gets the sender's datagrams) and perftest's
+# ib_send_bw and ib_write_bw with -R (connection by rdma_cm).
+# SRDMA_REF=rxe runs them on rdma_rxe.
+. "$(dirname "$0")/lib.sh"
+
+device_on_veth_with_peer	# $dev on veth0 198.18.0.1
+addr=198.18.0.1
+check "$dev: a RoCEv2 GID for $addr" wait_until 10 rocev2_gid_index "$dev" $addr
+
+# cm_test NAME REGEX SERVER_CMD -- CLIENT_CMD: the server in the
+# background, then the client; both must exit 0 and print REGEX
+cm_test() {
+	local name=$1 regex=$2 file=$SRDMA_RESULTS/${1//[^[:alnum:]]/_} server=() pid
+	local s_status c_status
+	shift 2
+	while [ "$1" != -- ]; do server+=("$1"); shift; done
+	shift
+	timeout 120 "${server[@]}" > "$file.server" 2>&1 &
+	pid=$!
+	sleep 3		# rdma_cm servers print nothing when they listen
+	timeout 100 "$@" > "$file.client" 2>&1
+	c_status=$?
+	wait $pid
+	s_status=$?
+	check "$name: client" _rc_side_ok $c_status "$file.client" "$regex"
+	check "$name: server" _rc_side_ok $s_status "$file.server" "$regex"
+}
+
+cm_test "rping -V" "ping data: rdma-ping-9: " \
+	rping -s -a $addr -v -V -C 10 -- rping -c -a $addr -v -V -C 10
+cm_test "ucmatose" "^return status 0" \
+	ucmatose -b $addr -- ucmatose -s $addr
+cm_test "udaddy" "^return status 0" \
+	udaddy -b $addr -- udaddy -s $addr
+# mckey's receiver waits for the sender's messages; both join 239.1.2.3
+cm_test "mckey" "^return status 0" \
+	mckey -m 239.1.2.3 -b $addr -- mckey -m 239.1.2.3 -b $addr -s
+cm_test "ib_send_bw -R" "^ *65536 +100([[:space:]]+[0-9.]+){3}" \
+	ib_send_bw -R -d "$dev" -n 100 -- ib_send_bw -R -d "$dev" -n 100 $addr
+cm_test "ib_write_bw -R" "^ *65536 +100([[:space:]]+[0-9.]+){3}" \
+	ib_write_bw -R -d "$dev" -n 100 -- ib_write_bw -R -d "$dev" -n 100 $addr
+check "rdma link delete $dev" rdma link delete "$dev"
+finish
