@@ -97,8 +97,9 @@ static void ud_deth_place(struct kunit *test)
 			srdma_op_hdr_bytes(IB_OPCODE_UD_SEND_ONLY_WITH_IMMEDIATE),
 			24U);
 	/* UD has no other opcodes */
-	KUNIT_EXPECT_EQ(test, srdma_op_flags(IB_OPCODE_UD_SEND_FIRST), 0U);
-	KUNIT_EXPECT_EQ(test, srdma_op_flags(IB_OPCODE_UD_RDMA_WRITE_ONLY), 0U);
+	KUNIT_EXPECT_EQ(test, srdma_op_flags(IB_OPCODE_UD | IB_OPCODE_SEND_FIRST), 0U);
+	KUNIT_EXPECT_EQ(test, srdma_op_flags(IB_OPCODE_UD |
+					       IB_OPCODE_RDMA_WRITE_ONLY), 0U);
 }
 
 static void mcast_mac(struct kunit *test)
