@@ -757,7 +757,7 @@ int srdma_net_init(void);
 void srdma_net_exit(void);
 
 /* srdma_recv.c */
-void srdma_recv(struct srdma_dev *sdev, struct sk_buff *skb, bool trusted);
+int srdma_recv(struct srdma_dev *sdev, struct sk_buff *skb, bool trusted);
 enum srdma_counter srdma_recv_queue(struct srdma_qp *qp, struct sk_buff *skb);
 struct srdma_qp *srdma_qp_get(struct srdma_dev *sdev, u32 qpn);
 void srdma_qp_put(struct srdma_qp *qp);

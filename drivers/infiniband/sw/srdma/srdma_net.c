@@ -321,8 +321,7 @@ static int srdma_xmit4(struct srdma_dev *sdev, const struct srdma_av *av,
 	if (local) {
 		/* our own address: deliver without the trip through lo */
 		__skb_pull(skb, sizeof(*iph) + sizeof(struct udphdr));
-		srdma_recv(sdev, skb, true);
-		return 0;
+		return srdma_recv(sdev, skb, true);
 	}
 	put_unaligned_le32(srdma_icrc(iph, false, bth,
 				      bytes - SRDMA_ICRC_BYTES),
@@ -397,8 +396,7 @@ static int srdma_xmit6(struct srdma_dev *sdev, const struct srdma_av *av,
 
 	if (local) {
 		__skb_pull(skb, sizeof(*ip6h) + sizeof(struct udphdr));
-		srdma_recv(sdev, skb, true);
-		return 0;
+		return srdma_recv(sdev, skb, true);
 	}
 	put_unaligned_le32(srdma_icrc(ip6h, true, bth,
 				      bytes - SRDMA_ICRC_BYTES),

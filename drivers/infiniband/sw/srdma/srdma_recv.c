@@ -157,8 +157,13 @@ enum srdma_counter srdma_recv_queue(struct srdma_qp *qp, struct sk_buff *skb)
  * @sdev: the device it came to
  * @skb: the packet, skb->data at the BTH, network header set; consumed
  * @trusted: built by this host (loopback): no ICRC to check
+ *
+ * Return: -ENOBUFS if the QP's queue was full, else 0 (the packet was
+ * queued, or dropped and counted). On loopback the sender takes the first
+ * as a full transmit queue and sends again a little later: UC and UD have
+ * no window that would hold a fast sender back.
  */
-void srdma_recv(struct srdma_dev *sdev, struct sk_buff *skb, bool trusted)
+int srdma_recv(struct srdma_dev *sdev, struct sk_buff *skb, bool trusted)
 {
 	enum srdma_counter drop = SRDMA_CNT_DROP_BAD_HEADER;
 	struct srdma_qp *qp;
@@ -176,7 +181,7 @@ void srdma_recv(struct srdma_dev *sdev, struct sk_buff *skb, bool trusted)
 	transport = srdma_op_transport(srdma_pkt(skb)->opcode);
 	if (qpn == IB_MULTICAST_QPN && transport == IB_OPCODE_UD) {
 		srdma_mcast_recv(sdev, skb);
-		return;
+		return 0;
 	}
 	drop = SRDMA_CNT_DROP_NO_QP;
 	qp = srdma_qp_get(sdev, qpn);
@@ -187,8 +192,9 @@ void srdma_recv(struct srdma_dev *sdev, struct sk_buff *skb, bool trusted)
 		drop = srdma_recv_queue(qp, skb);
 	srdma_qp_put(qp);
 	if (drop == SRDMA_NUM_COUNTERS)
-		return;
+		return 0;
 drop:
 	srdma_count(sdev, drop);
 	kfree_skb(skb);
+	return drop == SRDMA_CNT_DROP_QUEUE_FULL ? -ENOBUFS : 0;
 }
