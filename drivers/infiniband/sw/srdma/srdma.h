@@ -148,6 +148,9 @@ enum srdma_counter {
  * @mcast_mutex: serializes attaching and detaching
  * @mcast_groups: multicast groups with attached QPs (srdma_mcast.c)
  * @mcast_num_groups: entries in @mcast_groups
+ * @raw_mutex: serializes adding and removing RAW_PACKET QPs
+ * @raw_qps: the RAW_PACKET QPs, which see the netdev's frames (srdma_raw.c)
+ * @raw_tap: takes every frame of the netdev while @raw_qps is not empty
  */
 struct srdma_dev {
 	struct ib_device ib_dev;
@@ -181,6 +184,9 @@ struct srdma_dev {
 	struct mutex mcast_mutex;	/* serializes attach and detach */
 	struct list_head mcast_groups;
 	u32 mcast_num_groups;
+	struct mutex raw_mutex;		/* serializes raw_qps changes */
+	struct list_head raw_qps;
+	struct packet_type raw_tap;
 };
 
 static inline void srdma_count(struct srdma_dev *sdev, enum srdma_counter c)
@@ -517,6 +523,7 @@ struct srdma_resp {
  * @xmit_timer: retries a transmit the netdev refused
  * @sqd_pending: in SQD, IB_EVENT_SQ_DRAINED not raised yet
  * @rate: its token bucket and place in the port's round-robin
+ * @raw_node: a RAW_PACKET QP's entry in the device's raw_qps
  *
  * The engine's state (@req, @comp, @resp, @swqes) is touched only by the
  * one running the task, and by modify_qp and destroy with the task paused.
@@ -556,6 +563,7 @@ struct srdma_qp {
 	struct hrtimer xmit_timer;
 	bool sqd_pending;
 	struct srdma_qp_rate rate;
+	struct list_head raw_node;
 };
 
 /* a READ or an atomic: limited by max_rd_atomic, answered with data */
@@ -714,6 +722,14 @@ void srdma_mgid_mac(const union ib_gid *mgid, u8 *mac);
 void srdma_mcast_init(struct srdma_dev *sdev);
 void srdma_mcast_exit(struct srdma_dev *sdev);
 
+/* srdma_raw.c */
+bool srdma_raw_req_run(struct srdma_qp *qp);
+bool srdma_raw_resp_run(struct srdma_qp *qp);
+void srdma_raw_qp_add(struct srdma_qp *qp);
+void srdma_raw_qp_del(struct srdma_qp *qp);
+void srdma_raw_init(struct srdma_dev *sdev);
+void srdma_raw_exit(struct srdma_dev *sdev);
+
 /* srdma_srq.c */
 int srdma_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 		     struct ib_udata *udata);
@@ -790,6 +806,7 @@ enum srdma_send srdma_sched_may_send(struct srdma_qp *qp);
 int srdma_qp_xmit(struct srdma_qp *qp, struct sk_buff *skb);
 int srdma_qp_xmit_to(struct srdma_qp *qp, const struct srdma_av *av,
 		     struct dst_cache *dst_cache, struct sk_buff *skb);
+void srdma_qp_charge(struct srdma_qp *qp, u32 bytes);
 void srdma_sched_idle(struct srdma_qp *qp);
 void srdma_sched_leave(struct srdma_qp *qp);
 void srdma_port_rate_init(struct srdma_dev *sdev);

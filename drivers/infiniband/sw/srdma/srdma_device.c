@@ -93,6 +93,7 @@ void srdma_dev_init_attrs(struct srdma_dev *sdev)
 	xa_init_flags(&sdev->ah_xa, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&sdev->srq_xa, XA_FLAGS_ALLOC1);
 	srdma_mcast_init(sdev);
+	srdma_raw_init(sdev);
 }
 
 /**
@@ -108,6 +109,7 @@ void srdma_dev_free_objects(struct srdma_dev *sdev)
 	xa_destroy(&sdev->ah_xa);
 	xa_destroy(&sdev->srq_xa);
 	srdma_mcast_exit(sdev);
+	srdma_raw_exit(sdev);
 }
 
 /* The netdev's state in IB terms; RTNL or a netdev event protects reading. */

@@ -238,6 +238,8 @@ int srdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		if (err)
 			goto err_qpn;
 	}
+	if (ibqp->qp_type == IB_QPT_RAW_PACKET)
+		srdma_raw_qp_add(qp);
 	srdma_qp_get_cap(qp, &init->cap);
 	return 0;
 
@@ -263,6 +265,8 @@ int srdma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	 * completions.
 	 */
 	xa_erase(&sdev->qp_xa, ibqp->qp_num);
+	if (ibqp->qp_type == IB_QPT_RAW_PACKET)
+		srdma_raw_qp_del(qp);
 	synchronize_rcu();
 	srdma_qp_put(qp);
 	wait_for_completion(&qp->released);

@@ -379,6 +379,8 @@ bool srdma_req_run(struct srdma_qp *qp)
 	case IB_QPT_GSI:
 		/* SQD: a datagram is a whole message, none is under way */
 		return state == IB_QPS_RTS && srdma_ud_req_run(qp);
+	case IB_QPT_RAW_PACKET:
+		return state == IB_QPS_RTS && srdma_raw_req_run(qp);
 	default:
 		return false;
 	}

@@ -669,6 +669,8 @@ bool srdma_resp_run(struct srdma_qp *qp)
 	case IB_QPT_UD:
 	case IB_QPT_GSI:
 		return srdma_ud_resp_run(qp);
+	case IB_QPT_RAW_PACKET:
+		return srdma_raw_resp_run(qp);
 	case IB_QPT_UC:
 		while (budget-- && (skb = skb_dequeue(&qp->resp_pkts))) {
 			srdma_resp_uc_pkt(qp, skb);

@@ -215,18 +215,29 @@ int srdma_qp_xmit_to(struct srdma_qp *qp, const struct srdma_av *av,
 		     struct dst_cache *dst_cache, struct sk_buff *skb)
 {
 	struct srdma_dev *sdev = to_srdma_dev(qp->ibqp.device);
-	struct srdma_qp_rate *r = &qp->rate;
 	u32 bytes = srdma_frame_bytes(av, skb->len);
 	int err;
 
 	err = srdma_xmit(sdev, av, dst_cache, qp->src_port, skb);
 	if (err)
 		return err;
+	srdma_qp_charge(qp, bytes);
+	return 0;
+}
+
+/**
+ * srdma_qp_charge() - a QP sent a frame of @bytes: its bucket pays
+ * @qp: the QP, its engine running
+ * @bytes: the Ethernet frame's bytes
+ */
+void srdma_qp_charge(struct srdma_qp *qp, u32 bytes)
+{
+	struct srdma_qp_rate *r = &qp->rate;
+
 	srdma_tbf_charge(&r->tbf, bytes);
 	WRITE_ONCE(r->tx_bytes, r->tx_bytes + bytes);
 	/* the deficit is the port lock's: srdma_sched_may_send() takes it */
 	r->uncharged += bytes;
-	return 0;
 }
 
 /**
