@@ -134,7 +134,7 @@ static int raw_setup(struct raw *r, const char *dev)
 	return ibv_modify_qp(r->qp, &attr, IBV_QP_STATE);
 }
 
-static int post_recv(struct raw *r, unsigned int i, uint32_t len)
+static int post_recv(struct raw *r, unsigned int i, unsigned int len)
 {
 	struct ibv_sge sge = {
 		.addr = (uintptr_t)(r->buf + i * BUF_BYTES),
@@ -147,7 +147,7 @@ static int post_recv(struct raw *r, unsigned int i, uint32_t len)
 	return ibv_post_recv(r->qp, &wr, &bad);
 }
 
-static int post_send(struct raw *r, unsigned int i, uint32_t len)
+static int post_send(struct raw *r, unsigned int i, unsigned int len)
 {
 	struct ibv_sge sge = {
 		.addr = (uintptr_t)(r->buf + (NBUFS + i) * BUF_BYTES),
@@ -175,10 +175,10 @@ static int poll_one(struct raw *r, struct ibv_wc *wc)
 }
 
 /* a test frame of @len bytes: @dst, @src, the test ethertype, a pattern */
-static void make_frame(unsigned char *p, uint32_t len, const unsigned char *dst,
+static void make_frame(unsigned char *p, unsigned int len, const unsigned char *dst,
 		       const unsigned char *src, unsigned int seed)
 {
-	uint32_t i;
+	unsigned int i;
 
 	memcpy(p, dst, ETH_ALEN);
 	memcpy(p + ETH_ALEN, src, ETH_ALEN);
@@ -208,7 +208,7 @@ static ssize_t peer_recv(unsigned char *p, size_t len)
 
 static void test_send(struct raw *r)
 {
-	uint32_t sizes[NFRAMES] = { 60, 64, 100, 512, 999, 1024, 1400,
+	unsigned int sizes[NFRAMES] = { 60, 64, 100, 512, 999, 1024, 1400,
 				    mtu + ETH_HLEN };
 	unsigned char got[BUF_BYTES];
 	struct ibv_wc wc;
@@ -261,11 +261,11 @@ static void test_send_too_long(struct raw *r)
 }
 
 /* a RoCEv2 packet (UDP to 4791), which a RAW QP must not see */
-static uint32_t make_rocev2(unsigned char *p)
+static unsigned int make_rocev2(unsigned char *p)
 {
 	struct iphdr *ip = (struct iphdr *)(p + ETH_HLEN);
 	struct udphdr *udp = (struct udphdr *)(ip + 1);
-	uint32_t len = ETH_HLEN + sizeof(*ip) + sizeof(*udp) + 32;
+	unsigned int len = ETH_HLEN + sizeof(*ip) + sizeof(*udp) + 32;
 
 	memset(p, 0, len);
 	memcpy(p, own_mac, ETH_ALEN);
@@ -293,7 +293,7 @@ static void test_recv(struct raw *r)
 	};
 	unsigned char frame[BUF_BYTES];
 	unsigned int i, ok = 0, roce = 0;
-	uint32_t len;
+	unsigned int len;
 	struct ibv_wc wc;
 
 	sll.sll_ifindex = peer_ifindex;
