@@ -2,7 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 # What make demo runs on each VM: the commands a user types, echoed.
 # After the device commands, host b serves and host a connects to it:
-# ibv_rc_pingpong, then a short ib_write_bw. Every program runs under a
+# ibv_rc_pingpong, a short ib_write_bw, rping (rdma_cm), then NVMe over
+# Fabrics: host b exports a RAM-backed namespace through nvmet's rdma port,
+# host a connects with nvme-cli, writes and reads it back, and disconnects.
+# Every program runs under a
 # timeout, so the demo cannot hang; a failure is reported and the demo goes
 # on, and exits non-zero at the end.
 . tools/scenarios/lib.sh	# barrier, wait_until, roce_ipv4_gid, tcp_port_listening
@@ -44,15 +47,19 @@ gone() { ! kill -0 "$1" 2> /dev/null; }
 
 # server NAME COMMAND...: host b, in the background as in a second terminal;
 # host a is let in once it listens (port 18515, the default of both
-# programs). Its output is shown when it ends, which is at the latest
-# 10 s after host a's client did.
+# programs; an rdma_cm server is given 3 s). Its output is shown when it
+# ends, which is at the latest 10 s after host a's client did.
 server() {
 	local name=$1 limit=120 pid rc log=/tmp/$1.log
 	shift
 	timeout "$limit" "$@" > "$log" 2>&1 &
 	pid=$!
-	wait_until 20 tcp_port_listening 18515 ||
-		echo "(demo: $1 does not listen on port 18515)"
+	if [ "$1" = rping ]; then
+		sleep 3
+	else
+		wait_until 20 tcp_port_listening 18515 ||
+			echo "(demo: $1 does not listen on port 18515)"
+	fi
 	barrier "$name"
 	barrier "$name-done"
 	if wait_until 10 gone "$pid"; then
@@ -91,12 +98,65 @@ gid=$(roce_ipv4_gid srdma0)
 echo
 echo "(GID index $gid: this host's IPv4 address, RoCE v2)"
 
+# nvmet_export: host b's RAM-backed null_blk as NVMe subsystem "demo" on an
+# RDMA port at 198.18.0.2:4420, through nvmet's configfs
+nvmet_export() {
+	local cfs=/sys/kernel/config/nvmet
+	modprobe null_blk nr_devices=1 gb=1 memory_backed=1 &&
+	modprobe nvmet-rdma &&
+	mkdir $cfs/subsystems/demo $cfs/ports/1 &&
+	echo 1 > $cfs/subsystems/demo/attr_allow_any_host &&
+	mkdir $cfs/subsystems/demo/namespaces/1 &&
+	echo /dev/nullb0 > $cfs/subsystems/demo/namespaces/1/device_path &&
+	echo 1 > $cfs/subsystems/demo/namespaces/1/enable &&
+	echo rdma > $cfs/ports/1/addr_trtype &&
+	echo ipv4 > $cfs/ports/1/addr_adrfam &&
+	echo 198.18.0.2 > $cfs/ports/1/addr_traddr &&
+	echo 4420 > $cfs/ports/1/addr_trsvcid &&
+	ln -s $cfs/subsystems/demo $cfs/ports/1/subsystems/demo
+}
+nvmet_unexport() {
+	local cfs=/sys/kernel/config/nvmet
+	rm $cfs/ports/1/subsystems/demo && rmdir $cfs/ports/1 &&
+	echo 0 > $cfs/subsystems/demo/namespaces/1/enable &&
+	rmdir $cfs/subsystems/demo/namespaces/1 $cfs/subsystems/demo &&
+	modprobe -r nvmet-rdma
+}
+# nvme_demo: host a's NVMe over Fabrics session with host b
+nvme_demo() {
+	local ns
+	run modprobe nvme-rdma || return 1
+	run timeout 60 nvme discover -t rdma -a 198.18.0.2 -s 4420 || return 1
+	run timeout 60 nvme connect -t rdma -n demo -a 198.18.0.2 -s 4420 || return 1
+	wait_until 20 sh -c 'ls /dev/nvme*n1'
+	run nvme list
+	ns=$(ls /dev/nvme*n1 | head -n 1)
+	run timeout 120 sh -c "head -c 4M /dev/urandom > /tmp/nvme.in &&
+		dd if=/tmp/nvme.in of=$ns bs=64k oflag=direct status=none &&
+		dd if=$ns of=/tmp/nvme.out bs=64k count=64 iflag=direct status=none &&
+		cmp /tmp/nvme.in /tmp/nvme.out && echo '4 MiB written and read back: identical'"
+	did $? 120 dd
+	run timeout 60 nvme disconnect -n demo
+	run modprobe -r nvme-rdma
+}
+
 if [ "$SRDMA_ROLE" = b ]; then
 	server pingpong ibv_rc_pingpong -d srdma0 -g "$gid" -n 100
 	server write_bw ib_write_bw -d srdma0 -x "$gid" -D 2
+	server rping rping -s -a 198.18.0.2 -v -C 5
+	run nvmet_export
+	did $? 0 nvmet_export
+	barrier nvme
+	barrier nvme-done
+	run nvmet_unexport
 else
 	client pingpong ibv_rc_pingpong -d srdma0 -g "$gid" -n 100 198.18.0.2
 	client write_bw ib_write_bw -d srdma0 -x "$gid" -D 2 198.18.0.2
+	client rping rping -c -a 198.18.0.2 -v -C 5
+	barrier nvme
+	nvme_demo
+	did $? 0 nvme_demo
+	barrier nvme-done
 fi
 
 barrier finished
