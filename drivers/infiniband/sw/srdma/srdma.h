@@ -127,7 +127,7 @@ enum srdma_counter {
  * @list: entry in the driver's device list, under srdma_devices_lock
  * @ndev_gone: the netdev was unregistered, under srdma_devices_lock
  * @unregister_work: unregisters the device outside RTNL when its netdev goes
- * @port_lock: guards @port_state and @active_mtu
+ * @port_lock: guards @port_state, and writing @active_mtu (read locklessly)
  * @port_state: IB_PORT_ACTIVE while the netdev is up with carrier, else DOWN
  * @active_mtu: the largest IB MTU that fits the netdev MTU
  * @pd_count: PDs allocated, against SRDMA_MAX_PD

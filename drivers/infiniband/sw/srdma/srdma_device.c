@@ -139,7 +139,8 @@ void srdma_port_update(struct srdma_dev *sdev)
 	spin_lock(&sdev->port_lock);
 	old = sdev->port_state;
 	sdev->port_state = state;
-	sdev->active_mtu = mtu ? mtu : IB_MTU_256;
+	/* written under port_lock, read without it by the data path */
+	WRITE_ONCE(sdev->active_mtu, mtu ? mtu : IB_MTU_256);
 	spin_unlock(&sdev->port_lock);
 
 	if (old == state)

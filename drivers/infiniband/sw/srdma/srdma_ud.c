@@ -59,12 +59,8 @@ EXPORT_SYMBOL_IF_KUNIT(srdma_ud_send_qkey);
 /* the port's MTU in bytes: a UD message fits in one packet */
 static u32 srdma_ud_mtu_bytes(struct srdma_dev *sdev)
 {
-	enum ib_mtu mtu;
-
-	spin_lock(&sdev->port_lock);
-	mtu = sdev->active_mtu;
-	spin_unlock(&sdev->port_lock);
-	return ib_mtu_enum_to_int(mtu);
+	/* port_lock is not a softirq lock: one aligned word, read once */
+	return ib_mtu_enum_to_int(READ_ONCE(sdev->active_mtu));
 }
 
 /* build and send the one packet of @swqe; 0, or an errno from the netdev */
