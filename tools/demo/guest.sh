@@ -8,7 +8,7 @@
 # Every program runs under a
 # timeout, so the demo cannot hang; a failure is reported and the demo goes
 # on, and exits non-zero at the end.
-. tools/scenarios/lib.sh	# barrier, wait_until, roce_ipv4_gid, tcp_port_listening
+. tools/scenarios/lib.sh	# barrier, wait_until, roce_ipv4_gid, tcp_port_listening, nvmet_*
 
 failed=0
 
@@ -98,30 +98,6 @@ gid=$(roce_ipv4_gid srdma0)
 echo
 echo "(GID index $gid: this host's IPv4 address, RoCE v2)"
 
-# nvmet_export: host b's RAM-backed null_blk as NVMe subsystem "demo" on an
-# RDMA port at 198.18.0.2:4420, through nvmet's configfs
-nvmet_export() {
-	local cfs=/sys/kernel/config/nvmet
-	modprobe null_blk nr_devices=1 gb=1 memory_backed=1 &&
-	modprobe nvmet-rdma &&
-	mkdir $cfs/subsystems/demo $cfs/ports/1 &&
-	echo 1 > $cfs/subsystems/demo/attr_allow_any_host &&
-	mkdir $cfs/subsystems/demo/namespaces/1 &&
-	echo /dev/nullb0 > $cfs/subsystems/demo/namespaces/1/device_path &&
-	echo 1 > $cfs/subsystems/demo/namespaces/1/enable &&
-	echo rdma > $cfs/ports/1/addr_trtype &&
-	echo ipv4 > $cfs/ports/1/addr_adrfam &&
-	echo 198.18.0.2 > $cfs/ports/1/addr_traddr &&
-	echo 4420 > $cfs/ports/1/addr_trsvcid &&
-	ln -s $cfs/subsystems/demo $cfs/ports/1/subsystems/demo
-}
-nvmet_unexport() {
-	local cfs=/sys/kernel/config/nvmet
-	rm $cfs/ports/1/subsystems/demo && rmdir $cfs/ports/1 &&
-	echo 0 > $cfs/subsystems/demo/namespaces/1/enable &&
-	rmdir $cfs/subsystems/demo/namespaces/1 $cfs/subsystems/demo &&
-	modprobe -r nvmet-rdma
-}
 # nvme_demo: host a's NVMe over Fabrics session with host b
 nvme_demo() {
 	local ns
@@ -144,11 +120,11 @@ if [ "$SRDMA_ROLE" = b ]; then
 	server pingpong ibv_rc_pingpong -d srdma0 -g "$gid" -n 100
 	server write_bw ib_write_bw -d srdma0 -x "$gid" -D 2
 	server rping rping -s -a 198.18.0.2 -v -C 5
-	run nvmet_export
+	run nvmet_export demo 198.18.0.2
 	did $? 0 nvmet_export
 	barrier nvme
 	barrier nvme-done
-	run nvmet_unexport
+	run nvmet_unexport demo
 else
 	client pingpong ibv_rc_pingpong -d srdma0 -g "$gid" -n 100 198.18.0.2
 	client write_bw ib_write_bw -d srdma0 -x "$gid" -D 2 198.18.0.2

@@ -393,3 +393,50 @@ roce_ipv4_gid() {
 
 # tcp_port_listening PORT: a socket listens on TCP PORT in this namespace
 tcp_port_listening() { ss -Hltn "sport = :$1" | grep -q .; }
+
+# NVMe over Fabrics (nvmeof, nvmeof_two_hosts, make demo).
+# nvmet_export NQN ADDR: a RAM-backed null_blk namespace as subsystem NQN on
+# nvmet's RDMA port 1 at ADDR:4420 (configfs)
+nvmet_export() {
+	local cfs=/sys/kernel/config/nvmet nqn=$1 addr=$2
+	modprobe null_blk nr_devices=1 gb=1 memory_backed=1 &&
+	modprobe nvmet-rdma &&
+	mkdir "$cfs/subsystems/$nqn" "$cfs/ports/1" &&
+	echo 1 > "$cfs/subsystems/$nqn/attr_allow_any_host" &&
+	mkdir "$cfs/subsystems/$nqn/namespaces/1" &&
+	echo /dev/nullb0 > "$cfs/subsystems/$nqn/namespaces/1/device_path" &&
+	echo 1 > "$cfs/subsystems/$nqn/namespaces/1/enable" &&
+	echo rdma > "$cfs/ports/1/addr_trtype" &&
+	echo ipv4 > "$cfs/ports/1/addr_adrfam" &&
+	echo "$addr" > "$cfs/ports/1/addr_traddr" &&
+	echo 4420 > "$cfs/ports/1/addr_trsvcid" &&
+	ln -s "$cfs/subsystems/$nqn" "$cfs/ports/1/subsystems/$nqn"
+}
+
+# nvmet_unexport NQN: undo nvmet_export and unload nvmet-rdma
+nvmet_unexport() {
+	local cfs=/sys/kernel/config/nvmet nqn=$1
+	rm "$cfs/ports/1/subsystems/$nqn" && rmdir "$cfs/ports/1" &&
+	echo 0 > "$cfs/subsystems/$nqn/namespaces/1/enable" &&
+	rmdir "$cfs/subsystems/$nqn/namespaces/1" "$cfs/subsystems/$nqn" &&
+	modprobe -r nvmet-rdma
+}
+
+# nvme_ns NQN: the block device of the connected namespace of NQN
+nvme_ns() {
+	local d
+	for d in /sys/class/nvme/nvme*; do
+		[ "$(cat "$d/subsysnqn" 2> /dev/null)" = "$1" ] || continue
+		[ "$(cat "$d/transport")" = rdma ] || continue
+		ls "$d" | grep -m1 '^nvme[0-9]*n1$' | sed 's|^|/dev/|' && return 0
+	done
+	return 1
+}
+
+# nvme_fio DEVICE: 32 MiB of random writes of 4 KiB and 64 KiB blocks, each
+# verified (crc32c) after it was written
+nvme_fio() {
+	timeout 300 fio --name=verify --filename="$1" --rw=randwrite --bs=4k,64k \
+		--size=32m --verify=crc32c --do_verify=1 --direct=1 \
+		--ioengine=libaio --iodepth=8
+}

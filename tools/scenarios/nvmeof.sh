@@ -13,53 +13,19 @@
 device_on_veth_with_peer	# $dev on veth0 198.18.0.1
 addr=198.18.0.1
 nqn=srdma-test
-cfs=/sys/kernel/config/nvmet
 check "$dev: a RoCEv2 GID for $addr" wait_until 10 rocev2_gid_index "$dev" $addr
 
-nvmet_export() {
-	modprobe null_blk nr_devices=1 gb=1 memory_backed=1 &&
-	modprobe nvmet-rdma && modprobe nvme-rdma &&
-	mkdir "$cfs/subsystems/$nqn" &&
-	echo 1 > "$cfs/subsystems/$nqn/attr_allow_any_host" &&
-	mkdir "$cfs/subsystems/$nqn/namespaces/1" &&
-	echo /dev/nullb0 > "$cfs/subsystems/$nqn/namespaces/1/device_path" &&
-	echo 1 > "$cfs/subsystems/$nqn/namespaces/1/enable" &&
-	mkdir "$cfs/ports/1" &&
-	echo rdma > "$cfs/ports/1/addr_trtype" &&
-	echo ipv4 > "$cfs/ports/1/addr_adrfam" &&
-	echo $addr > "$cfs/ports/1/addr_traddr" &&
-	echo 4420 > "$cfs/ports/1/addr_trsvcid" &&
-	ln -s "$cfs/subsystems/$nqn" "$cfs/ports/1/subsystems/$nqn"
-}
-nvmet_unexport() {
-	rm "$cfs/ports/1/subsystems/$nqn" && rmdir "$cfs/ports/1" &&
-	echo 0 > "$cfs/subsystems/$nqn/namespaces/1/enable" &&
-	rmdir "$cfs/subsystems/$nqn/namespaces/1" &&
-	rmdir "$cfs/subsystems/$nqn"
-}
-# the block device of the connected namespace
-nvme_ns() {
-	local d
-	for d in /sys/class/nvme/nvme*; do
-		[ "$(cat "$d/subsysnqn" 2> /dev/null)" = $nqn ] || continue
-		[ "$(cat "$d/transport")" = rdma ] || continue
-		ls "$d" | grep -m1 '^nvme[0-9]*n1$' | sed 's|^|/dev/|' && return 0
-	done
-	return 1
-}
-
-check "nvmet: $nqn exported on rdma $addr:4420" nvmet_export
+check "nvmet: $nqn exported on rdma $addr:4420" nvmet_export $nqn $addr
+check "modprobe nvme-rdma" modprobe nvme-rdma
 check_match "nvme discover -t rdma lists $nqn" "subnqn: *$nqn" \
 	timeout 60 nvme discover -t rdma -a $addr -s 4420
 check "nvme connect -t rdma" timeout 60 nvme connect -t rdma -n $nqn -a $addr -s 4420
-check "the namespace's block device appears" wait_until 20 nvme_ns
-ns=$(nvme_ns)
+check "the namespace's block device appears" wait_until 20 nvme_ns $nqn
+ns=$(nvme_ns $nqn)
 check "fio: 32 MiB of random writes (4 KiB and 64 KiB), every block verified ($ns)" \
-	timeout 300 fio --name=verify --filename="$ns" --rw=randwrite --bs=4k,64k \
-	--size=32m --verify=crc32c --do_verify=1 --direct=1 --ioengine=libaio \
-	--iodepth=8
+	nvme_fio "$ns"
 check "nvme disconnect" timeout 60 nvme disconnect -n $nqn
-check "nvmet: port and subsystem removed" nvmet_unexport
-check "modprobe -r nvme-rdma nvmet-rdma" modprobe -r nvme-rdma nvmet-rdma
+check "nvmet: port and subsystem removed, nvmet-rdma unloaded" nvmet_unexport $nqn
+check "modprobe -r nvme-rdma" modprobe -r nvme-rdma
 check "rdma link delete $dev" rdma link delete "$dev"
 finish

@@ -1,0 +1,41 @@
+#!/bin/bash
+# topology: two
+# SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+# timeout: 600
+# NVMe over Fabrics between two VMs, srdma on both hosts' eth0: host b's
+# nvmet exports a RAM-backed null_blk namespace on an RDMA port; host a
+# discovers it and connects with nvme-cli (nvme-rdma), fio writes 32 MiB in
+# 4 KiB and 64 KiB blocks and verifies every one, then a disconnects, b
+# removes the port, and both unload the NVMe modules and delete the device.
+# SRDMA_REF=rxe runs rdma_rxe on both hosts instead.
+. "$(dirname "$0")/lib.sh"
+
+nqn=srdma-two-hosts
+# a_done: host a is done; its fio in the debug guest may take longer than
+# one barrier waits (120 s)
+a_done() { barrier nvme-done || barrier nvme-done; }
+
+rc_eth0_device "${SRDMA_REF:-srdma}"	# $dev, $my_ip, $peer_ip
+if [ "$SRDMA_ROLE" = b ]; then
+	check "nvmet: $nqn exported on rdma $my_ip:4420" nvmet_export $nqn "$my_ip"
+	check "a is ready" barrier exported
+	check "a is done with the namespace" a_done
+	check "nvmet: port and subsystem removed, nvmet-rdma unloaded" nvmet_unexport $nqn
+else
+	check "modprobe nvme-rdma" modprobe nvme-rdma
+	check "b exports the namespace" barrier exported
+	check_match "nvme discover -t rdma lists $nqn" "subnqn: *$nqn" \
+		timeout 60 nvme discover -t rdma -a "$peer_ip" -s 4420
+	check "nvme connect -t rdma" \
+		timeout 60 nvme connect -t rdma -n $nqn -a "$peer_ip" -s 4420
+	check "the namespace's block device appears" wait_until 20 nvme_ns $nqn
+	ns=$(nvme_ns $nqn)
+	check "fio: 32 MiB of random writes (4 KiB and 64 KiB), every block verified ($ns)" \
+		nvme_fio "$ns"
+	check "nvme disconnect" timeout 60 nvme disconnect -n $nqn
+	check "modprobe -r nvme-rdma" modprobe -r nvme-rdma
+	check "b may remove the namespace" barrier nvme-done
+fi
+check "both hosts are done" barrier done
+check "rdma link delete $dev" rdma link delete "$dev"
+finish
