@@ -30,6 +30,8 @@ VISIBLE_IF_KUNIT enum ib_mtu srdma_mtu_from_netdev(unsigned int ndev_mtu)
 }
 EXPORT_SYMBOL_IF_KUNIT(srdma_mtu_from_netdev);
 
+static struct lock_class_key srdma_ah_xa_key;
+
 /**
  * srdma_dev_init_attrs() - fill the device attributes at creation
  * @sdev: the device, with @sdev->ndev set
@@ -91,6 +93,13 @@ void srdma_dev_init_attrs(struct srdma_dev *sdev)
 	xa_init_flags(&sdev->qp_xa, XA_FLAGS_ALLOC);
 	xa_init_flags(&sdev->mr_xa, XA_FLAGS_ALLOC1);
 	xa_init_flags(&sdev->ah_xa, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
+	/*
+	 * The tables above share one lock class (one xa_init_flags() call
+	 * site); only the AH table's lock is taken in softirq (UD sends), with
+	 * interrupts disabled: a class of its own, or lockdep sees the MR
+	 * table's process-context locking as unsafe.
+	 */
+	lockdep_set_class(&sdev->ah_xa.xa_lock, &srdma_ah_xa_key);
 	xa_init_flags(&sdev->srq_xa, XA_FLAGS_ALLOC1);
 	srdma_mcast_init(sdev);
 	srdma_raw_init(sdev);
