@@ -77,12 +77,14 @@ capture_settled() {
 }
 
 # capture_whole: tcpdump wrote every packet that its filter took and the
-# kernel did not drop
+# kernel did not drop; one packet that arrived while tcpdump was being
+# stopped (the capture had settled: after the tests' traffic) may be
+# counted as received and not written
 capture_whole() {
 	awk '/packets captured/ { c = $1 } /received by filter/ { r = $1 }
 		/dropped by kernel/ { d = $1 }
 		END { print c " captured, " r " received, " d " dropped"
-		      exit !(c > 0 && c + d == r) }' "$SRDMA_RESULTS/tcpdump.log"
+		      exit !(c > 0 && d == 0 && r - c <= 1) }' "$SRDMA_RESULTS/tcpdump.log"
 }
 
 # icrcs_correct: roce_icrc.py finds every ICRC of the capture correct
