@@ -1,12 +1,18 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 # rdma resource show (restrack) lists the objects a running program holds,
-# with the QP's type, state and numbers, and none once it is gone.
+# with the QP's type, state and numbers, and none once it is gone; the
+# kernel's GSI QP (ib_mad's, with its PD and CQ) is there throughout.
 . "$(dirname "$0")/lib.sh"
 
 veth_pair
 load_uverbs
 check "rdma link add srdma0" rdma link add srdma0 type srdma netdev veth0
+# the kernel's own objects first: ib_mad's GSI QP with its PD and CQ
+check_match "the summary shows the GSI QP's PD, CQ and QP, nothing else" \
+	'srdma0: pd 1 cq 1 qp 1 cm_id 0 mr 0 ctx 0 srq 0' rdma resource show
+check_match "the GSI QP: QP 1, type GSI, RTS" \
+	'link srdma0/1 lqpn 1 .*type GSI state RTS' rdma resource show qp
 # The pingpong server creates its objects, takes its QP to INIT, then waits
 # for a client that never comes.
 ibv_rc_pingpong -d srdma0 -g 1 -p 18515 > "$SRDMA_RESULTS/pingpong.txt" 2>&1 &
@@ -23,11 +29,11 @@ check_match "its MR, with its keys" \
 	rdma resource show mr
 check_match "its PD" 'dev srdma0 .*pdn [0-9]+ .*comm ibv_rc_pingpong' \
 	rdma resource show pd
-check_match "the summary counts them" \
-	'srdma0: pd 1 cq 1 qp 1 cm_id 0 mr 1 ctx 1 srq 0' rdma resource show
+check_match "the summary counts them with the GSI QP's" \
+	'srdma0: pd 2 cq 2 qp 2 cm_id 0 mr 1 ctx 1 srq 0' rdma resource show
 kill "$server"
 wait "$server" 2> /dev/null
 check "all released when the program is gone" wait_until 10 \
-	sh -c 'rdma resource show | grep -q "srdma0: pd 0 cq 0 qp 0 cm_id 0 mr 0 ctx 0 srq 0"'
+	sh -c 'rdma resource show | grep -q "srdma0: pd 1 cq 1 qp 1 cm_id 0 mr 0 ctx 0 srq 0"'
 check "rdma link delete srdma0" rdma link delete srdma0
 finish
