@@ -79,14 +79,18 @@ static int srdma_qp_alloc_qpn(struct srdma_dev *sdev, struct srdma_qp *qp)
 	u32 qpn = SRDMA_GSI_QPN;
 	int err;
 
-	if (qp->ibqp.qp_type == IB_QPT_GSI)
+	/* one GSI QP per port, ib_mad's: a second one gets -EBUSY */
+	if (qp->ibqp.qp_type == IB_QPT_GSI) {
 		err = xa_insert(&sdev->qp_xa, qpn, qp, GFP_KERNEL);
-	else
+		if (err)
+			return err;
+	} else {
 		err = xa_alloc_cyclic(&sdev->qp_xa, &qpn, qp,
 				      XA_LIMIT(SRDMA_MIN_QPN, SRDMA_MAX_QPN),
 				      &sdev->qp_next, GFP_KERNEL);
-	if (err < 0)
-		return err == -EBUSY ? -ENOMEM : err;
+		if (err < 0)
+			return err == -EBUSY ? -ENOMEM : err;
+	}
 	qp->ibqp.qp_num = qpn;
 	return 0;
 }
