@@ -32,16 +32,6 @@ static u32 srdma_raw_max_frame(struct srdma_dev *sdev)
 	return READ_ONCE(sdev->ndev->mtu) + VLAN_ETH_HLEN;
 }
 
-static void srdma_raw_wqe_done(struct srdma_qp *qp, struct srdma_swqe *swqe,
-			       enum ib_wc_status status)
-{
-	swqe->status = status;
-	swqe->state = SRDMA_SWQE_DONE;
-	if (status != IB_WC_SUCCESS)
-		srdma_count(to_srdma_dev(qp->ibqp.device),
-			    SRDMA_CNT_LOCAL_ERRORS);
-}
-
 /* the frame of @swqe, built; NULL and *@status set if it cannot be */
 static struct sk_buff *srdma_raw_frame(struct srdma_qp *qp,
 				       struct srdma_swqe *swqe,
@@ -78,8 +68,13 @@ static struct sk_buff *srdma_raw_frame(struct srdma_qp *qp,
 	return skb;
 }
 
-/* one step: one frame sent; true if it did something */
-static bool srdma_raw_req_step(struct srdma_qp *qp)
+/**
+ * srdma_raw_req_step() - send the frame of one WQE
+ * @qp: the RAW_PACKET QP, in RTS
+ *
+ * Return: true if it did something.
+ */
+bool srdma_raw_req_step(struct srdma_qp *qp)
 {
 	struct srdma_dev *sdev = to_srdma_dev(qp->ibqp.device);
 	enum ib_wc_status status;
@@ -90,13 +85,8 @@ static bool srdma_raw_req_step(struct srdma_qp *qp)
 	swqe = srdma_req_next_wqe(qp);
 	if (!swqe)
 		return false;
-	if (swqe->state == SRDMA_SWQE_DONE) {
-		/* a refused WQE stops the queue until it completes in error */
-		if (swqe->status != IB_WC_SUCCESS)
-			return false;
-		srdma_req_advance(qp);
-		return true;
-	}
+	if (swqe->state == SRDMA_SWQE_DONE)
+		return srdma_req_skip_done(qp, swqe);
 	if (srdma_sched_may_send(qp) == SRDMA_SEND_WAIT)
 		return false;
 	skb = srdma_raw_frame(qp, swqe, &status);
@@ -105,7 +95,7 @@ static bool srdma_raw_req_step(struct srdma_qp *qp)
 			srdma_req_xmit_refused(qp);
 			return false;
 		}
-		srdma_raw_wqe_done(qp, swqe, status);
+		srdma_req_wqe_done(qp, swqe, status);
 		return true;
 	}
 	bytes = skb->len;
@@ -115,29 +105,17 @@ static bool srdma_raw_req_step(struct srdma_qp *qp)
 		srdma_count(sdev, SRDMA_CNT_SENT_PKTS);
 		srdma_qp_charge(qp, bytes);
 	}
-	srdma_raw_wqe_done(qp, swqe, IB_WC_SUCCESS);
+	srdma_req_wqe_done(qp, swqe, IB_WC_SUCCESS);
 	srdma_req_advance(qp);
 	return true;
 }
 
 /**
- * srdma_raw_req_run() - send the frames the send queue holds, up to a
- * budget
- * @qp: the RAW_PACKET QP, in RTS
- *
- * Return: true if it did anything.
+ * srdma_raw_recv_frame() - deliver one received frame
+ * @qp: the RAW_PACKET QP, in RTR, RTS or SQD
+ * @skb: the frame, from the destination MAC on
  */
-bool srdma_raw_req_run(struct srdma_qp *qp)
-{
-	unsigned int budget = SRDMA_TASK_BUDGET;
-	bool progress = false;
-
-	while (budget-- && srdma_raw_req_step(qp))
-		progress = true;
-	return progress;
-}
-
-static void srdma_raw_recv_frame(struct srdma_qp *qp, struct sk_buff *skb)
+void srdma_raw_recv_frame(struct srdma_qp *qp, struct sk_buff *skb)
 {
 	struct srdma_dev *sdev = to_srdma_dev(qp->ibqp.device);
 	struct ib_wc wc = { .opcode = IB_WC_RECV };
@@ -165,28 +143,6 @@ static void srdma_raw_recv_frame(struct srdma_qp *qp, struct sk_buff *skb)
 	}
 	wc.byte_len = skb->len;
 	srdma_rwqe_complete(qp, &wc, false);
-}
-
-/**
- * srdma_raw_resp_run() - deliver received frames, up to a budget
- * @qp: the RAW_PACKET QP, in RTR, RTS or SQD
- *
- * Return: true if it did anything.
- */
-bool srdma_raw_resp_run(struct srdma_qp *qp)
-{
-	unsigned int budget = SRDMA_TASK_BUDGET;
-	bool progress = false;
-	struct sk_buff *skb;
-
-	while (budget-- && (skb = skb_dequeue(&qp->resp_pkts))) {
-		srdma_raw_recv_frame(qp, skb);
-		kfree_skb(skb);
-		progress = true;
-		if (srdma_qp_state(qp) == IB_QPS_ERR)
-			break;
-	}
-	return progress;
 }
 
 /* a RoCEv2 packet (UDP to port 4791): srdma's QPs take it, not raw ones */

@@ -125,6 +125,39 @@ void srdma_req_advance(struct srdma_qp *qp)
 	qp->req.index = srdma_sq_next(qp, qp->req.index);
 }
 
+/**
+ * srdma_req_skip_done() - the requester is at a WQE that is done already
+ * @qp: the QP
+ * @swqe: the WQE, SRDMA_SWQE_DONE
+ *
+ * A WQE that failed stops the queue until it completes in error.
+ *
+ * Return: true if the requester moved on.
+ */
+bool srdma_req_skip_done(struct srdma_qp *qp, struct srdma_swqe *swqe)
+{
+	if (swqe->status != IB_WC_SUCCESS)
+		return false;
+	srdma_req_advance(qp);
+	return true;
+}
+
+/**
+ * srdma_req_wqe_done() - a WQE is done, with @status, and completes in order
+ * @qp: the QP
+ * @swqe: the WQE
+ * @status: how it completes; an error counts as a local error
+ */
+void srdma_req_wqe_done(struct srdma_qp *qp, struct srdma_swqe *swqe,
+			enum ib_wc_status status)
+{
+	swqe->status = status;
+	swqe->state = SRDMA_SWQE_DONE;
+	if (status != IB_WC_SUCCESS)
+		srdma_count(to_srdma_dev(qp->ibqp.device),
+			    SRDMA_CNT_LOCAL_ERRORS);
+}
+
 /* LOCAL_INV and REG_MR: executed in order, when the requester gets there */
 static void srdma_req_local_op(struct srdma_qp *qp, struct srdma_swqe *swqe)
 {
@@ -281,13 +314,8 @@ static bool srdma_req_step(struct srdma_qp *qp, enum ib_qp_state state)
 	swqe = srdma_req_next_wqe(qp);
 	if (!swqe)
 		return false;
-	if (swqe->state == SRDMA_SWQE_DONE) {
-		/* a refused WQE stops the queue until it completes in error */
-		if (swqe->status != IB_WC_SUCCESS)
-			return false;
-		srdma_req_advance(qp);
-		return true;
-	}
+	if (swqe->state == SRDMA_SWQE_DONE)
+		return srdma_req_skip_done(qp, swqe);
 	if (swqe->state == SRDMA_SWQE_NEW) {
 		/* SQD finishes the message under way and starts no other */
 		if (state == IB_QPS_SQD)
@@ -324,10 +352,7 @@ static bool srdma_req_step(struct srdma_qp *qp, enum ib_qp_state state)
 	    srdma_wr_is_rd_atomic(swqe->wqe.wr.opcode))
 		req->rd_atomic++;
 	if (err) {
-		swqe->status = IB_WC_LOC_PROT_ERR;
-		swqe->state = SRDMA_SWQE_DONE;
-		srdma_count(to_srdma_dev(qp->ibqp.device),
-			    SRDMA_CNT_LOCAL_ERRORS);
+		srdma_req_wqe_done(qp, swqe, IB_WC_LOC_PROT_ERR);
 		return true;
 	}
 	req->psn = next_psn;
@@ -336,8 +361,7 @@ static bool srdma_req_step(struct srdma_qp *qp, enum ib_qp_state state)
 		/* nothing comes back: done when its last packet is out */
 		if (!srdma_psn_before(next_psn, srdma_psn_add(swqe->first_psn,
 							      swqe->npsn))) {
-			swqe->state = SRDMA_SWQE_DONE;
-			swqe->status = IB_WC_SUCCESS;
+			srdma_req_wqe_done(qp, swqe, IB_WC_SUCCESS);
 			srdma_req_advance(qp);
 		}
 		return true;
@@ -357,6 +381,12 @@ static bool srdma_req_step(struct srdma_qp *qp, enum ib_qp_state state)
 	return true;
 }
 
+/* one step of the RC or UC requester */
+static bool srdma_req_rc_step(struct srdma_qp *qp)
+{
+	return srdma_req_step(qp, srdma_qp_state(qp));
+}
+
 /**
  * srdma_req_run() - send what the send queue holds, up to a budget
  * @qp: the QP
@@ -367,6 +397,7 @@ bool srdma_req_run(struct srdma_qp *qp)
 {
 	enum ib_qp_state state = srdma_qp_state(qp);
 	unsigned int budget = SRDMA_TASK_BUDGET;
+	bool (*step)(struct srdma_qp *qp);
 	bool progress = false;
 
 	if (state != IB_QPS_RTS && state != IB_QPS_SQD)
@@ -374,17 +405,24 @@ bool srdma_req_run(struct srdma_qp *qp)
 	switch (qp->ibqp.qp_type) {
 	case IB_QPT_RC:
 	case IB_QPT_UC:
+		step = srdma_req_rc_step;
 		break;
 	case IB_QPT_UD:
 	case IB_QPT_GSI:
 		/* SQD: a datagram is a whole message, none is under way */
-		return state == IB_QPS_RTS && srdma_ud_req_run(qp);
+		if (state != IB_QPS_RTS)
+			return false;
+		step = srdma_ud_req_step;
+		break;
 	case IB_QPT_RAW_PACKET:
-		return state == IB_QPS_RTS && srdma_raw_req_run(qp);
+		if (state != IB_QPS_RTS)
+			return false;
+		step = srdma_raw_req_step;
+		break;
 	default:
 		return false;
 	}
-	while (budget-- && srdma_req_step(qp, state))
+	while (budget-- && step(qp))
 		progress = true;
 	return progress;
 }

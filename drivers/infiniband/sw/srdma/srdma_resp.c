@@ -656,6 +656,7 @@ bool srdma_resp_run(struct srdma_qp *qp)
 {
 	enum ib_qp_state state = srdma_qp_state(qp);
 	unsigned int budget = SRDMA_TASK_BUDGET;
+	void (*take)(struct srdma_qp *qp, struct sk_buff *skb);
 	bool progress = false;
 	struct sk_buff *skb;
 
@@ -666,37 +667,36 @@ bool srdma_resp_run(struct srdma_qp *qp)
 		return false;
 	}
 	switch (qp->ibqp.qp_type) {
+	case IB_QPT_RC:
+		take = srdma_resp_pkt;
+		break;
+	case IB_QPT_UC:
+		take = srdma_resp_uc_pkt;
+		break;
 	case IB_QPT_UD:
 	case IB_QPT_GSI:
-		return srdma_ud_resp_run(qp);
+		take = srdma_ud_recv_pkt;
+		break;
 	case IB_QPT_RAW_PACKET:
-		return srdma_raw_resp_run(qp);
-	case IB_QPT_UC:
-		while (budget-- && (skb = skb_dequeue(&qp->resp_pkts))) {
-			srdma_resp_uc_pkt(qp, skb);
-			kfree_skb(skb);
-			progress = true;
-			if (srdma_qp_state(qp) == IB_QPS_ERR)
-				break;
-		}
-		return progress;
-	case IB_QPT_RC:
+		take = srdma_raw_recv_frame;
 		break;
 	default:
 		skb_queue_purge(&qp->resp_pkts);
 		return false;
 	}
+	/* only RC has reads; their responses go before later requests */
 	if (qp->resp.read) {
 		progress = srdma_resp_send_read(qp);
 		if (qp->resp.read)
 			return progress;
 	}
 	while (budget-- && (skb = skb_dequeue(&qp->resp_pkts))) {
-		srdma_resp_pkt(qp, skb);
+		take(qp, skb);
 		kfree_skb(skb);
 		progress = true;
 		if (qp->resp.read || srdma_qp_state(qp) == IB_QPS_ERR)
 			break;
 	}
+	/* only RC has ACKs pending */
 	return srdma_resp_flush_ack(qp) || progress;
 }

@@ -100,18 +100,13 @@ static int srdma_ud_send_pkt(struct srdma_qp *qp, struct srdma_swqe *swqe,
 	return srdma_qp_xmit_to(qp, av, NULL, skb);
 }
 
-static void srdma_ud_wqe_done(struct srdma_qp *qp, struct srdma_swqe *swqe,
-			      enum ib_wc_status status)
-{
-	swqe->status = status;
-	swqe->state = SRDMA_SWQE_DONE;
-	if (status != IB_WC_SUCCESS)
-		srdma_count(to_srdma_dev(qp->ibqp.device),
-			    SRDMA_CNT_LOCAL_ERRORS);
-}
-
-/* one step: one WQE sent; true if it did something */
-static bool srdma_ud_req_step(struct srdma_qp *qp)
+/**
+ * srdma_ud_req_step() - send one WQE of a UD or GSI QP
+ * @qp: the QP, in RTS
+ *
+ * Return: true if it did something.
+ */
+bool srdma_ud_req_step(struct srdma_qp *qp)
 {
 	struct srdma_dev *sdev = to_srdma_dev(qp->ibqp.device);
 	struct srdma_req *req = &qp->req;
@@ -122,26 +117,21 @@ static bool srdma_ud_req_step(struct srdma_qp *qp)
 	swqe = srdma_req_next_wqe(qp);
 	if (!swqe)
 		return false;
-	if (swqe->state == SRDMA_SWQE_DONE) {
-		/* a refused WQE stops the queue until it completes in error */
-		if (swqe->status != IB_WC_SUCCESS)
-			return false;
-		srdma_req_advance(qp);
-		return true;
-	}
+	if (swqe->state == SRDMA_SWQE_DONE)
+		return srdma_req_skip_done(qp, swqe);
 	if (swqe->length > srdma_ud_mtu_bytes(sdev)) {
-		srdma_ud_wqe_done(qp, swqe, IB_WC_LOC_LEN_ERR);
+		srdma_req_wqe_done(qp, swqe, IB_WC_LOC_LEN_ERR);
 		return true;
 	}
 	if (!srdma_ud_av(qp, swqe->wqe.wr.wr.ud.ah_num, &av)) {
-		srdma_ud_wqe_done(qp, swqe, IB_WC_LOC_QP_OP_ERR);
+		srdma_req_wqe_done(qp, swqe, IB_WC_LOC_QP_OP_ERR);
 		return true;
 	}
 	if (srdma_sched_may_send(qp) == SRDMA_SEND_WAIT)
 		return false;
 	err = srdma_ud_send_pkt(qp, swqe, &av);
 	if (err == -EACCES) {
-		srdma_ud_wqe_done(qp, swqe, IB_WC_LOC_PROT_ERR);
+		srdma_req_wqe_done(qp, swqe, IB_WC_LOC_PROT_ERR);
 		return true;
 	}
 	if (err == -ENOMEM || err == -ENOBUFS) {
@@ -151,26 +141,9 @@ static bool srdma_ud_req_step(struct srdma_qp *qp)
 	}
 	/* any other error lost the datagram on its way (counted): UD is so */
 	req->psn = srdma_psn_add(req->psn, 1);
-	srdma_ud_wqe_done(qp, swqe, IB_WC_SUCCESS);
+	srdma_req_wqe_done(qp, swqe, IB_WC_SUCCESS);
 	srdma_req_advance(qp);
 	return true;
-}
-
-/**
- * srdma_ud_req_run() - send what the send queue of a UD or GSI QP holds,
- * up to a budget
- * @qp: the QP, in RTS or SQD
- *
- * Return: true if it did anything.
- */
-bool srdma_ud_req_run(struct srdma_qp *qp)
-{
-	unsigned int budget = SRDMA_TASK_BUDGET;
-	bool progress = false;
-
-	while (budget-- && srdma_ud_req_step(qp))
-		progress = true;
-	return progress;
 }
 
 /**
@@ -194,7 +167,12 @@ static u32 srdma_ud_recv_qkey(const struct srdma_qp *qp)
 	return qp->ibqp.qp_type == IB_QPT_GSI ? IB_QP1_QKEY : qp->attr.qkey;
 }
 
-static void srdma_ud_recv_pkt(struct srdma_qp *qp, struct sk_buff *skb)
+/**
+ * srdma_ud_recv_pkt() - deliver one received datagram
+ * @qp: the UD or GSI QP, in RTR, RTS, SQD or SQE
+ * @skb: the packet
+ */
+void srdma_ud_recv_pkt(struct srdma_qp *qp, struct sk_buff *skb)
 {
 	struct srdma_dev *sdev = to_srdma_dev(qp->ibqp.device);
 	struct srdma_bth *bth = (struct srdma_bth *)skb->data;
@@ -245,26 +223,4 @@ static void srdma_ud_recv_pkt(struct srdma_qp *qp, struct sk_buff *skb)
 						  RDMA_NETWORK_IPV4;
 	}
 	srdma_rwqe_complete(qp, &wc, srdma_bth_se(bth));
-}
-
-/**
- * srdma_ud_resp_run() - deliver received datagrams, up to a budget
- * @qp: the UD or GSI QP, in RTR, RTS, SQD or SQE
- *
- * Return: true if it did anything.
- */
-bool srdma_ud_resp_run(struct srdma_qp *qp)
-{
-	unsigned int budget = SRDMA_TASK_BUDGET;
-	bool progress = false;
-	struct sk_buff *skb;
-
-	while (budget-- && (skb = skb_dequeue(&qp->resp_pkts))) {
-		srdma_ud_recv_pkt(qp, skb);
-		kfree_skb(skb);
-		progress = true;
-		if (srdma_qp_state(qp) == IB_QPS_ERR)
-			break;
-	}
-	return progress;
 }
