@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * The RC requester: turns send WQEs into packets.
+ * The requester: turns send WQEs into packets. This file is RC's and UC's
+ * (UC: the same packets with UC opcodes, no ACK asked for, no window, a
+ * WQE done when its last packet is out); UD and RAW_PACKET have their
+ * steps in srdma_ud.c and srdma_raw.c, run by srdma_req_run() here.
  *
  * Each WQE is copied out of the ring once (srdma_swqe) and checked; it then
  * gets its PSNs: one per packet of a SEND or RDMA WRITE segmented by the

@@ -14,6 +14,11 @@
  * ACKs are coalesced: one, for the newest PSN, after each batch of
  * requests that asked for one. An error NAKs the request, completes the
  * receive WQE under way in error and moves the QP to ERR.
+ *
+ * UC requests go through the same execution without ACKs or NAKs (see
+ * srdma_resp_uc_pkt()); srdma_resp_run() also hands UD datagrams and raw
+ * frames to srdma_ud.c and srdma_raw.c, and the receive WQE helpers here
+ * serve them all.
  */
 #include <srdma/psn.h>
 
