@@ -775,6 +775,9 @@ void srdma_net_exit(void);
 /* srdma_recv.c */
 int srdma_recv(struct srdma_dev *sdev, struct sk_buff *skb, bool trusted);
 enum srdma_counter srdma_recv_queue(struct srdma_qp *qp, struct sk_buff *skb);
+enum srdma_counter srdma_qp_enqueue(struct srdma_qp *qp,
+				    struct sk_buff_head *queue,
+				    struct sk_buff *skb);
 struct srdma_qp *srdma_qp_get(struct srdma_dev *sdev, u32 qpn);
 void srdma_qp_put(struct srdma_qp *qp);
 
@@ -825,6 +828,8 @@ void srdma_rate_nl_exit(void);
 /* srdma_req.c */
 bool srdma_req_run(struct srdma_qp *qp);
 struct srdma_swqe *srdma_req_next_wqe(struct srdma_qp *qp);
+int srdma_swqe_copy(struct srdma_qp *qp, struct srdma_swqe *swqe, u64 offset,
+		    void *buf, u32 len);
 void srdma_req_advance(struct srdma_qp *qp);
 bool srdma_req_skip_done(struct srdma_qp *qp, struct srdma_swqe *swqe);
 void srdma_req_wqe_done(struct srdma_qp *qp, struct srdma_swqe *swqe,

@@ -93,6 +93,7 @@ static int srdma_mcast_listen(struct srdma_dev *sdev, const union ib_gid *mgid,
 	u8 mac[ETH_ALEN];
 	int err = 0;
 
+	lockdep_assert_held(&sdev->mcast_mutex);
 	if (srdma_mgid_is_v4(mgid)) {
 		__be32 addr4 = addr6->s6_addr32[3];
 		struct in_device *in_dev;

@@ -53,10 +53,7 @@ static struct sk_buff *srdma_raw_frame(struct srdma_qp *qp,
 	}
 	skb_reserve(skb, LL_RESERVED_SPACE(sdev->ndev));
 	data = skb_put(skb, len);
-	if (swqe->wqe.wr.send_flags & IB_SEND_INLINE) {
-		memcpy(data, swqe->wqe.dma.inline_data, len);
-	} else if (srdma_sge_copy(qp, swqe->wqe.dma.sge, swqe->wqe.dma.num_sge,
-				  0, data, len, false)) {
+	if (srdma_swqe_copy(qp, swqe, 0, data, len)) {
 		kfree_skb(skb);
 		*status = IB_WC_LOC_PROT_ERR;
 		return NULL;
@@ -182,6 +179,7 @@ static int srdma_raw_tap(struct sk_buff *skb, struct net_device *ndev,
 			 struct packet_type *pt, struct net_device *orig_dev)
 {
 	struct srdma_dev *sdev = container_of(pt, struct srdma_dev, raw_tap);
+	enum srdma_counter drop;
 	enum ib_qp_state state;
 	struct sk_buff *copy;
 	struct srdma_qp *qp;
@@ -193,18 +191,16 @@ static int srdma_raw_tap(struct sk_buff *skb, struct net_device *ndev,
 		state = srdma_qp_state(qp);
 		if (state < IB_QPS_RTR || state == IB_QPS_ERR)
 			continue;
-		if (skb_queue_len(&qp->resp_pkts) >= SRDMA_MAX_QUEUED_PKTS) {
-			srdma_count(sdev, SRDMA_CNT_DROP_QUEUE_FULL);
-			continue;
-		}
 		copy = skb_clone(skb, GFP_ATOMIC);
 		if (!copy)
 			break;
 		/* from the destination MAC on */
 		skb_push(copy, skb->data - skb_mac_header(skb));
-		srdma_count(sdev, SRDMA_CNT_RCVD_PKTS);
-		skb_queue_tail(&qp->resp_pkts, copy);
-		srdma_task_kick(qp);
+		drop = srdma_qp_enqueue(qp, &qp->resp_pkts, copy);
+		if (drop != SRDMA_NUM_COUNTERS) {
+			srdma_count(sdev, drop);
+			kfree_skb(copy);
+		}
 	}
 	rcu_read_unlock();
 out:

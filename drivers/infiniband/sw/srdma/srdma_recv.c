@@ -131,19 +131,35 @@ static enum srdma_counter srdma_recv_check(struct srdma_qp *qp,
 }
 
 /**
- * srdma_recv_queue() - queue a packet for its QP's engine and kick it
+ * srdma_recv_queue() - queue a RoCEv2 packet for its QP's engine: requests
+ * for the responder, the rest for the completer
  * @qp: the QP, held
  * @skb: the packet, checked; consumed unless refused
  *
- * Return: SRDMA_NUM_COUNTERS if queued, else the counter of the reason it
- * was refused.
+ * Return: as srdma_qp_enqueue().
  */
 enum srdma_counter srdma_recv_queue(struct srdma_qp *qp, struct sk_buff *skb)
 {
 	u32 flags = srdma_op_flags(srdma_pkt(skb)->opcode);
-	struct sk_buff_head *queue;
 
-	queue = flags & SRDMA_OP_REQ ? &qp->resp_pkts : &qp->comp_pkts;
+	return srdma_qp_enqueue(qp, flags & SRDMA_OP_REQ ? &qp->resp_pkts :
+							   &qp->comp_pkts, skb);
+}
+
+/**
+ * srdma_qp_enqueue() - queue a received packet or frame for a QP's engine
+ * and kick it
+ * @qp: the QP, held or under RCU
+ * @queue: its resp_pkts or comp_pkts
+ * @skb: consumed unless refused
+ *
+ * Return: SRDMA_NUM_COUNTERS if queued, else the counter of the reason it
+ * was refused.
+ */
+enum srdma_counter srdma_qp_enqueue(struct srdma_qp *qp,
+				    struct sk_buff_head *queue,
+				    struct sk_buff *skb)
+{
 	if (skb_queue_len(queue) >= SRDMA_MAX_QUEUED_PKTS)
 		return SRDMA_CNT_DROP_QUEUE_FULL;
 	srdma_count(to_srdma_dev(qp->ibqp.device), SRDMA_CNT_RCVD_PKTS);

@@ -161,6 +161,28 @@ void srdma_req_wqe_done(struct srdma_qp *qp, struct srdma_swqe *swqe,
 			    SRDMA_CNT_LOCAL_ERRORS);
 }
 
+/**
+ * srdma_swqe_copy() - copy bytes of a send WQE's message: its inline data
+ * or what its SGEs point at
+ * @qp: the QP
+ * @swqe: the WQE, checked
+ * @offset: bytes of the message to skip
+ * @buf: where they go
+ * @len: bytes to copy, within the message
+ *
+ * Return: 0, or -EACCES if an SGE's key does not allow the access.
+ */
+int srdma_swqe_copy(struct srdma_qp *qp, struct srdma_swqe *swqe, u64 offset,
+		    void *buf, u32 len)
+{
+	if (swqe->wqe.wr.send_flags & IB_SEND_INLINE) {
+		memcpy(buf, swqe->wqe.dma.inline_data + offset, len);
+		return 0;
+	}
+	return srdma_sge_copy(qp, swqe->wqe.dma.sge, swqe->wqe.dma.num_sge,
+			      offset, buf, len, false) ? -EACCES : 0;
+}
+
 /* LOCAL_INV and REG_MR: executed in order, when the requester gets there */
 static void srdma_req_local_op(struct srdma_qp *qp, struct srdma_swqe *swqe)
 {
@@ -263,18 +285,12 @@ static int srdma_req_send_pkt(struct srdma_qp *qp, struct srdma_swqe *swqe,
 		if (srdma_op_flags(opcode) & SRDMA_OP_IETH)
 			*(__be32 *)srdma_hdr(bth, SRDMA_OP_IETH) =
 				cpu_to_be32(wr->ex.invalidate_rkey);
-		if (wr->send_flags & IB_SEND_INLINE) {
-			memcpy((u8 *)bth + srdma_op_hdr_bytes(opcode),
-			       swqe->wqe.dma.inline_data + offset, payload);
-		} else {
-			err = srdma_sge_copy(qp, swqe->wqe.dma.sge,
-					     swqe->wqe.dma.num_sge, offset,
-					     (u8 *)bth + srdma_op_hdr_bytes(opcode),
-					     payload, false);
-			if (err) {
-				kfree_skb(skb);
-				return -EACCES;
-			}
+		err = srdma_swqe_copy(qp, swqe, offset,
+				      (u8 *)bth + srdma_op_hdr_bytes(opcode),
+				      payload);
+		if (err) {
+			kfree_skb(skb);
+			return err;
 		}
 		se = last && (wr->send_flags & IB_SEND_SOLICITED);
 		ackreq = !uc && (last || wait_next ||

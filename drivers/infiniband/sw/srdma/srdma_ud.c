@@ -85,12 +85,8 @@ static int srdma_ud_send_pkt(struct srdma_qp *qp, struct srdma_swqe *swqe,
 	deth->sqp = cpu_to_be32(qp->ibqp.qp_num);
 	if (srdma_op_flags(opcode) & SRDMA_OP_IMMDT)
 		*(__be32 *)srdma_hdr(bth, SRDMA_OP_IMMDT) = wr->ex.imm_data;
-	if (wr->send_flags & IB_SEND_INLINE) {
-		memcpy((u8 *)bth + srdma_op_hdr_bytes(opcode),
-		       swqe->wqe.dma.inline_data, len);
-	} else if (srdma_sge_copy(qp, swqe->wqe.dma.sge, swqe->wqe.dma.num_sge,
-				  0, (u8 *)bth + srdma_op_hdr_bytes(opcode),
-				  len, false)) {
+	if (srdma_swqe_copy(qp, swqe, 0, (u8 *)bth + srdma_op_hdr_bytes(opcode),
+			    len)) {
 		kfree_skb(skb);
 		return -EACCES;
 	}
