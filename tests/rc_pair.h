@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
- * Two RC queue pairs connected to each other, for the test programs:
+ * Two RC (or UC) queue pairs connected to each other, for the test programs:
  * devices, PD/CQ/SRQ/QP creation, Reset -> Init -> RTR -> RTS with chosen
  * attributes, registered buffers with a per-byte pattern, and polling that
  * always ends by a deadline. libibverbs only (no rdma_cm): each end is told
@@ -82,6 +82,7 @@ struct rc_dev {
 
 /* What a QP is created with */
 struct rc_qp_opts {
+	enum ibv_qp_type qp_type;	/* IBV_QPT_RC or IBV_QPT_UC; 0: RC */
 	unsigned int send_wr;
 	unsigned int recv_wr;
 	unsigned int send_sge;
@@ -322,12 +323,12 @@ static inline void rc_end_destroy(struct rc_end *e)
 	memset(e, 0, sizeof(*e));
 }
 
-/* rc_end_create() - CQs, the SRQ if asked for, and an RC QP in Reset */
+/* rc_end_create() - CQs, the SRQ if asked for, and a QP in Reset */
 static inline int rc_end_create(struct rc_end *e, struct rc_dev *d,
 				const struct rc_qp_opts *o)
 {
 	struct ibv_qp_init_attr init = {
-		.qp_type = IBV_QPT_RC,
+		.qp_type = o->qp_type ? o->qp_type : IBV_QPT_RC,
 		.sq_sig_all = o->sq_sig_all,
 		.cap = {
 			.max_send_wr = o->send_wr,
@@ -422,6 +423,11 @@ static inline int rc_modify_state(struct ibv_qp *qp, enum ibv_qp_state to)
 	return rc_verb_err(ibv_modify_qp(qp, &a, IBV_QP_STATE));
 }
 
+static inline bool rc_is_uc(const struct rc_end *e)
+{
+	return e->qp->qp_type == IBV_QPT_UC;
+}
+
 static inline int rc_modify_init(struct rc_end *e, const struct rc_conn *c)
 {
 	struct ibv_qp_attr a = {
@@ -430,6 +436,10 @@ static inline int rc_modify_init(struct rc_end *e, const struct rc_conn *c)
 		.port_num = RC_PORT,
 		.qp_access_flags = c->access,
 	};
+
+	/* UC has no RDMA READ or atomics */
+	if (rc_is_uc(e))
+		a.qp_access_flags &= IBV_ACCESS_REMOTE_WRITE;
 
 	return rc_verb_err(ibv_modify_qp(e->qp, &a, IBV_QP_STATE |
 					 IBV_QP_PKEY_INDEX | IBV_QP_PORT |
@@ -470,13 +480,14 @@ static inline int rc_modify_rtr(struct rc_end *e, const struct rc_conn *c,
 		},
 	};
 
+	int mask = IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+		   IBV_QP_DEST_QPN | IBV_QP_RQ_PSN;
+
 	if (a.max_dest_rd_atomic > e->dev->attr.max_qp_rd_atom)
 		a.max_dest_rd_atomic = e->dev->attr.max_qp_rd_atom;
-	return rc_verb_err(ibv_modify_qp(e->qp, &a, IBV_QP_STATE | IBV_QP_AV |
-					 IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-					 IBV_QP_RQ_PSN |
-					 IBV_QP_MAX_DEST_RD_ATOMIC |
-					 IBV_QP_MIN_RNR_TIMER));
+	if (!rc_is_uc(e))
+		mask |= IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
+	return rc_verb_err(ibv_modify_qp(e->qp, &a, mask));
 }
 
 static inline int rc_modify_rts(struct rc_end *e, const struct rc_conn *c)
@@ -490,12 +501,14 @@ static inline int rc_modify_rts(struct rc_end *e, const struct rc_conn *c)
 		.max_rd_atomic = c->max_rd_atomic,
 	};
 
+	int mask = IBV_QP_STATE | IBV_QP_SQ_PSN;
+
 	if (a.max_rd_atomic > e->dev->attr.max_qp_init_rd_atom)
 		a.max_rd_atomic = e->dev->attr.max_qp_init_rd_atom;
-	return rc_verb_err(ibv_modify_qp(e->qp, &a, IBV_QP_STATE |
-					 IBV_QP_SQ_PSN | IBV_QP_TIMEOUT |
-					 IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-					 IBV_QP_MAX_QP_RD_ATOMIC));
+	if (!rc_is_uc(e))
+		mask |= IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+			IBV_QP_MAX_QP_RD_ATOMIC;
+	return rc_verb_err(ibv_modify_qp(e->qp, &a, mask));
 }
 
 /* rc_connect() - both QPs from Reset to RTS, connected to each other */

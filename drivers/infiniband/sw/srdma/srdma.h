@@ -443,6 +443,7 @@ struct srdma_res {
  * @msn: messages completed, for the AETH
  * @nak_sent: a sequence or RNR NAK went out for @epsn: send no other
  * @ack_pending: an ACK of @epsn - 1 is due (sent once the queue is drained)
+ * @uc_dropping: UC: the rest of a dropped message is being discarded
  * @msg: SRDMA_OP_SEND or SRDMA_OP_WRITE while a message is under way
  * @mr: the target of the RDMA WRITE under way, referenced
  * @va: where its next byte goes
@@ -468,6 +469,7 @@ struct srdma_resp {
 	u32 msn;
 	bool nak_sent;
 	bool ack_pending;
+	bool uc_dropping;
 	u32 msg;
 	struct srdma_mr *mr;
 	u64 va;

@@ -547,6 +547,7 @@ static void srdma_qp_reset(struct srdma_qp *qp)
 	qp->resp.rwqe_valid = false;
 	qp->resp.ack_pending = false;
 	qp->resp.nak_sent = false;
+	qp->resp.uc_dropping = false;
 	qp->resp.msn = 0;
 	qp->events = 0;
 }

@@ -629,23 +629,32 @@ static void srdma_resp_uc_pkt(struct srdma_qp *qp, struct sk_buff *skb)
 	struct srdma_dev *sdev = to_srdma_dev(qp->ibqp.device);
 	struct srdma_resp *resp = &qp->resp;
 	u32 psn = srdma_pkt(skb)->psn;
+	bool first = srdma_op_flags(srdma_pkt(skb)->opcode) & SRDMA_OP_FIRST;
 	enum srdma_resp_verdict verdict;
 
 	if (psn != resp->epsn && resp->msg) {
 		srdma_resp_uc_drop(qp);
 		srdma_count(sdev, SRDMA_CNT_DROP_UC_MSG);
+		/* this packet may be the dropped message's next one */
+		resp->uc_dropping = true;
 	}
 	resp->epsn = srdma_psn_add(psn, 1);
 	verdict = srdma_resp_execute(qp, skb);
-	if (verdict == SRDMA_RESP_DONE)
+	if (verdict == SRDMA_RESP_DONE) {
+		resp->uc_dropping = false;
 		return;
+	}
 	if (verdict == SRDMA_RESP_LOCAL) {
 		srdma_resp_fail(qp, psn, verdict);
 		return;
 	}
-	/* a dropped message's other packets end up here too: counted once */
-	if (resp->msg || (srdma_op_flags(srdma_pkt(skb)->opcode) & SRDMA_OP_FIRST))
+	/*
+	 * Its message is dropped, counted at its first packet that arrived:
+	 * the rest of it ends up here too
+	 */
+	if (first || !resp->uc_dropping)
 		srdma_count(sdev, SRDMA_CNT_DROP_UC_MSG);
+	resp->uc_dropping = true;
 	srdma_resp_uc_drop(qp);
 }
 

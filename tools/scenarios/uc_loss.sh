@@ -1,0 +1,51 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+# timeout: 400
+# UC under packet loss (tests/uc_loss.c): srdma0 on veth0 sends to srdma1
+# on veth1 in namespace peer, by SEND and by RDMA WRITE WITH IMMEDIATE,
+# messages of four packets and of one. Loss-free, every message arrives;
+# with netem loss 5 % on veth0, the messages that lost a packet are dropped
+# whole (counted in srdma1's drop_uc_msgs), the others arrive intact and in
+# order, and once the netem is gone every message arrives again. Nothing
+# is retransmitted and both QPs stay in RTS.
+# SRDMA_REF=rxe is not offered: the point is srdma's own drop and count.
+prog=$(dirname "$0")/../../tests/bin/uc_loss
+. "$(dirname "$0")/lib.sh"
+
+# counter DEVICE NAME (DEVICE in namespace peer if it is srdma1)
+counter() {
+	local ns=()
+	[ "$1" = srdma1 ] && ns=(ip netns exec peer)
+	"${ns[@]}" rdma statistic show link "$1/1" | tr ' ' '\n' | sed -n "/^$2\$/{n;p}"
+}
+
+veth_pair
+check "veth1 moved to namespace peer" peer_netns
+load_uverbs
+check "rdma link add srdma0" rdma link add srdma0 type srdma netdev veth0
+check "rdma link add srdma1 (namespace peer)" \
+	ip netns exec peer rdma link add srdma1 type srdma netdev veth1
+check "srdma1 active" wait_until 5 port_is srdma1 ACTIVE
+
+check "loss-free: every UC message arrives" \
+	run_tap uc_loss_free "$prog" srdma0 srdma1
+check "loss-free: no UC message dropped (drop_uc_msgs $(counter srdma1 drop_uc_msgs))" \
+	test "$(counter srdma1 drop_uc_msgs)" = 0
+
+check "netem loss 5% on veth0" tc qdisc replace dev veth0 root netem loss 5%
+check "loss 5%: messages that lost a packet are dropped whole, the next arrive" \
+	run_tap uc_loss_5 "$prog" -l -c "tc qdisc del dev veth0 root" srdma0 srdma1
+# a message that lost every packet never reached srdma1: it counts the
+# others, at most as many as were lost
+dropped=$(counter srdma1 drop_uc_msgs)
+lost=$(sed -n 's/^# lost \([0-9]*\) messages$/\1/p' "$SRDMA_RESULTS/uc_loss_5.tap")
+check "loss 5%: srdma1 counted the dropped messages (drop_uc_msgs $dropped, ${lost:-?} lost)" \
+	test "${dropped:-0}" -gt 0 -a "${dropped:-0}" -le "${lost:-0}"
+check "nothing retransmitted (srdma0 retransmits $(counter srdma0 retransmits))" \
+	test "$(counter srdma0 retransmits)" = 0
+echo "# srdma0: $(rdma statistic show link srdma0/1)"
+echo "# srdma1: $(ip netns exec peer rdma statistic show link srdma1/1)"
+
+check "rdma link delete srdma1" ip netns exec peer rdma link delete srdma1
+check "rdma link delete srdma0" rdma link delete srdma0
+finish
