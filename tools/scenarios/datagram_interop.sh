@@ -48,6 +48,32 @@ rping_test() {
 }
 rping_test a
 rping_test b
+
+# mckey RECEIVER: host RECEIVER joins 239.1.2.4 and waits for the 10
+# datagrams that the other host, joined too, sends to the group (rdma_cm's
+# local RoCE join, ibv_attach_mcast, a UD AH to ::ffff:239.1.2.4)
+mckey_test() {
+	local out=$SRDMA_RESULTS/mckey-$1 status pid
+	if [ "$SRDMA_ROLE" = "$1" ]; then
+		timeout 120 mckey -m 239.1.2.4 -b "$my_ip" > "$out.receiver" 2>&1 &
+		pid=$!
+		wait_until 60 grep -q "^mckey: joined dgid" "$out.receiver"
+		rc_barrier "mckey-$1" || kill $pid
+		wait $pid
+		status=$?
+		check "$1 receives: mckey (receiver)" \
+			_rc_side_ok $status "$out.receiver" "^data transfers complete"
+	else
+		rc_barrier "mckey-$1"
+		timeout 100 mckey -m 239.1.2.4 -s -b "$my_ip" > "$out.sender" 2>&1
+		status=$?
+		check "$1 receives: mckey (sender)" \
+			_rc_side_ok $status "$out.sender" "^data transfers complete"
+	fi
+	rc_barrier "mckey-$1-done"
+}
+mckey_test a
+mckey_test b
 check "both hosts are done" barrier done
 check "rdma link delete $dev" rdma link delete "$dev"
 finish
