@@ -15,10 +15,14 @@ _fails=0
 _checks=0
 _out=$(mktemp)
 
-_report() {	# _report STATUS DESCRIPTION
+_report() {	# _report ok|bad|todo DESCRIPTION
 	_checks=$((_checks + 1))
 	if [ "$1" = ok ]; then
 		echo "ok $_checks - $2"
+	elif [ "$1" = todo ]; then
+		# a known bug, documented: shown, and not a failure (TAP's TODO)
+		echo "not ok $_checks - $2 # TODO known bug"
+		sed 's/^/#   /' "$_out"
 	else
 		_fails=$((_fails + 1))
 		echo "not ok $_checks - $2"

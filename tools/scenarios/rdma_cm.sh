@@ -4,8 +4,9 @@
 # rdma_cm over the GSI QP on one VM (loopback: the CM's MADs go from QP1 to
 # QP1 of the same device): Debian's rdmacm-utils rping (with -V, data
 # verification), ucmatose (RC), udaddy (UD, SIDR resolution), mckey
-# (multicast join: the receiver gets the sender's datagrams) and perftest's
-# ib_send_bw and ib_write_bw with -R (connection by rdma_cm).
+# (multicast join: the receiver gets the sender's datagrams), perftest's
+# ib_send_bw and ib_write_bw with -R (connection by rdma_cm), and a
+# connection refused with a REJ (no listener).
 # SRDMA_REF=rxe runs them on rdma_rxe.
 . "$(dirname "$0")/lib.sh"
 
@@ -48,5 +49,9 @@ cm_test "ib_send_bw -R" "^ *65536 +100([[:space:]]+[0-9.]+){3}" \
 	ib_send_bw -R -F -d "$dev" -n 100 -- ib_send_bw -R -F -d "$dev" -n 100 $addr
 cm_test "ib_write_bw -R" "^ *65536 +100([[:space:]]+[0-9.]+){3}" \
 	ib_write_bw -R -F -d "$dev" -n 100 -- ib_write_bw -R -F -d "$dev" -n 100 $addr
+# no listener on the port: the passive side's CM answers the REQ with a
+# REJ (invalid service ID), which reaches the client as an event
+check_match "rping to a port nobody listens on: the CM's REJ arrives" \
+	"RDMA_CM_EVENT_REJECTED" timeout 60 rping -c -a $addr -p 7999 -C 1 -v
 check "rdma link delete $dev" rdma link delete "$dev"
 finish
