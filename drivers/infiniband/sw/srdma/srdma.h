@@ -725,7 +725,7 @@ void srdma_mcast_init(struct srdma_dev *sdev);
 void srdma_mcast_exit(struct srdma_dev *sdev);
 
 /* srdma_raw.c */
-bool srdma_raw_req_step(struct srdma_qp *qp);
+bool srdma_raw_req_step(struct srdma_qp *qp, struct srdma_swqe *swqe);
 void srdma_raw_recv_frame(struct srdma_qp *qp, struct sk_buff *skb);
 void srdma_raw_qp_add(struct srdma_qp *qp);
 void srdma_raw_qp_del(struct srdma_qp *qp);
@@ -829,11 +829,9 @@ void srdma_rate_nl_exit(void);
 
 /* srdma_req.c */
 bool srdma_req_run(struct srdma_qp *qp);
-struct srdma_swqe *srdma_req_next_wqe(struct srdma_qp *qp);
 int srdma_swqe_copy(struct srdma_qp *qp, struct srdma_swqe *swqe, u64 offset,
 		    void *buf, u32 len);
 void srdma_req_advance(struct srdma_qp *qp);
-bool srdma_req_skip_done(struct srdma_qp *qp, struct srdma_swqe *swqe);
 void srdma_req_wqe_done(struct srdma_qp *qp, struct srdma_swqe *swqe,
 			enum ib_wc_status status);
 void srdma_req_rewind(struct srdma_qp *qp);
@@ -855,7 +853,7 @@ void srdma_rwqe_complete(struct srdma_qp *qp, struct ib_wc *wc, bool solicited);
 /* srdma_ud.c */
 u32 srdma_ud_send_qkey(const struct srdma_qp *qp, u32 wr_qkey);
 void srdma_ud_grh(struct sk_buff *skb, union rdma_network_hdr *grh);
-bool srdma_ud_req_step(struct srdma_qp *qp);
+bool srdma_ud_req_step(struct srdma_qp *qp, struct srdma_swqe *swqe);
 void srdma_ud_recv_pkt(struct srdma_qp *qp, struct sk_buff *skb);
 
 /* srdma_counters.c */

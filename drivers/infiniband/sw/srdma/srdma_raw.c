@@ -68,22 +68,17 @@ static struct sk_buff *srdma_raw_frame(struct srdma_qp *qp,
 /**
  * srdma_raw_req_step() - send the frame of one WQE
  * @qp: the RAW_PACKET QP, in RTS
+ * @swqe: the WQE the requester is at, not done
  *
  * Return: true if it did something.
  */
-bool srdma_raw_req_step(struct srdma_qp *qp)
+bool srdma_raw_req_step(struct srdma_qp *qp, struct srdma_swqe *swqe)
 {
 	struct srdma_dev *sdev = to_srdma_dev(qp->ibqp.device);
 	enum ib_wc_status status;
-	struct srdma_swqe *swqe;
 	struct sk_buff *skb;
 	u32 bytes;
 
-	swqe = srdma_req_next_wqe(qp);
-	if (!swqe)
-		return false;
-	if (swqe->state == SRDMA_SWQE_DONE)
-		return srdma_req_skip_done(qp, swqe);
 	if (srdma_sched_may_send(qp) == SRDMA_SEND_WAIT)
 		return false;
 	skb = srdma_raw_frame(qp, swqe, &status);

@@ -105,7 +105,7 @@ static void srdma_swqe_fetch(struct srdma_qp *qp, u32 index)
  * Return: srdma's copy, or NULL if the queue holds no more or an RNR NAK
  * delay runs.
  */
-struct srdma_swqe *srdma_req_next_wqe(struct srdma_qp *qp)
+static struct srdma_swqe *srdma_req_next_wqe(struct srdma_qp *qp)
 {
 	struct srdma_req *req = &qp->req;
 
@@ -137,7 +137,7 @@ void srdma_req_advance(struct srdma_qp *qp)
  *
  * Return: true if the requester moved on.
  */
-bool srdma_req_skip_done(struct srdma_qp *qp, struct srdma_swqe *swqe)
+static bool srdma_req_skip_done(struct srdma_qp *qp, struct srdma_swqe *swqe)
 {
 	if (swqe->status != IB_WC_SUCCESS)
 		return false;
@@ -320,24 +320,21 @@ static bool srdma_req_may_start(struct srdma_qp *qp, struct srdma_swqe *swqe)
 	return true;
 }
 
-/* one step: a local operation, or one packet; true if it did something */
-static bool srdma_req_step(struct srdma_qp *qp, enum ib_qp_state state)
+/*
+ * One step of the RC or UC requester at @swqe (not done): a local
+ * operation, or one packet; true if it did something
+ */
+static bool srdma_req_rc_step(struct srdma_qp *qp, struct srdma_swqe *swqe)
 {
 	bool uc = qp->ibqp.qp_type == IB_QPT_UC;
 	struct srdma_req *req = &qp->req;
-	struct srdma_swqe *swqe;
 	u32 psn = req->psn, next_psn;
 	enum srdma_send send;
 	int err;
 
-	swqe = srdma_req_next_wqe(qp);
-	if (!swqe)
-		return false;
-	if (swqe->state == SRDMA_SWQE_DONE)
-		return srdma_req_skip_done(qp, swqe);
 	if (swqe->state == SRDMA_SWQE_NEW) {
 		/* SQD finishes the message under way and starts no other */
-		if (state == IB_QPS_SQD)
+		if (srdma_qp_state(qp) == IB_QPS_SQD)
 			return false;
 		if (swqe->wqe.wr.opcode == IB_WR_LOCAL_INV ||
 		    swqe->wqe.wr.opcode == IB_WR_REG_MR) {
@@ -400,12 +397,6 @@ static bool srdma_req_step(struct srdma_qp *qp, enum ib_qp_state state)
 	return true;
 }
 
-/* one step of the RC or UC requester */
-static bool srdma_req_rc_step(struct srdma_qp *qp)
-{
-	return srdma_req_step(qp, srdma_qp_state(qp));
-}
-
 /**
  * srdma_req_run() - send what the send queue holds, up to a budget
  * @qp: the QP
@@ -416,7 +407,8 @@ bool srdma_req_run(struct srdma_qp *qp)
 {
 	enum ib_qp_state state = srdma_qp_state(qp);
 	unsigned int budget = SRDMA_TASK_BUDGET;
-	bool (*step)(struct srdma_qp *qp);
+	bool (*step)(struct srdma_qp *qp, struct srdma_swqe *swqe);
+	struct srdma_swqe *swqe;
 	bool progress = false;
 
 	if (state != IB_QPS_RTS && state != IB_QPS_SQD)
@@ -441,8 +433,15 @@ bool srdma_req_run(struct srdma_qp *qp)
 	default:
 		return false;
 	}
-	while (budget-- && step(qp))
+	while (budget--) {
+		swqe = srdma_req_next_wqe(qp);
+		if (!swqe)
+			break;
+		if (swqe->state == SRDMA_SWQE_DONE ?
+		    !srdma_req_skip_done(qp, swqe) : !step(qp, swqe))
+			break;
 		progress = true;
+	}
 	return progress;
 }
 

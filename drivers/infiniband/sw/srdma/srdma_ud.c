@@ -99,22 +99,17 @@ static int srdma_ud_send_pkt(struct srdma_qp *qp, struct srdma_swqe *swqe,
 /**
  * srdma_ud_req_step() - send one WQE of a UD or GSI QP
  * @qp: the QP, in RTS
+ * @swqe: the WQE the requester is at, not done
  *
  * Return: true if it did something.
  */
-bool srdma_ud_req_step(struct srdma_qp *qp)
+bool srdma_ud_req_step(struct srdma_qp *qp, struct srdma_swqe *swqe)
 {
 	struct srdma_dev *sdev = to_srdma_dev(qp->ibqp.device);
 	struct srdma_req *req = &qp->req;
-	struct srdma_swqe *swqe;
 	struct srdma_av av;
 	int err;
 
-	swqe = srdma_req_next_wqe(qp);
-	if (!swqe)
-		return false;
-	if (swqe->state == SRDMA_SWQE_DONE)
-		return srdma_req_skip_done(qp, swqe);
 	if (swqe->length > srdma_ud_mtu_bytes(sdev)) {
 		srdma_req_wqe_done(qp, swqe, IB_WC_LOC_LEN_ERR);
 		return true;
