@@ -118,25 +118,6 @@ nonzero_counters() {
 		awk '$2 != 0 && $1 != "link" { printf "%s %s ", $1, $2 }'
 }
 
-# bulk DESCRIPTION DRIVER CONDITION COMMAND...: the check of an rc_bulk
-# run. On srdma under reordering, a run whose one failure is its read
-# ending in RETRY_EXC_ERR is the known bug of Documentation/transport.md
-# ("Not yet"): reported as TODO, not as a failure; any other failure is one.
-bulk() {
-	local desc=$1 drv=$2 cond=$3
-	shift 3
-	if "$@" > "$_out" 2>&1; then
-		_report ok "$desc"
-	elif [ "$drv" = srdma ] && [[ $cond == *reorder* ]] &&
-		[ "$(grep -c '^not ok' "$_out")" = 1 ] &&
-		grep -q '^not ok [0-9]* - read:' "$_out" &&
-		grep -q 'transport retry counter exceeded' "$_out"; then
-		_report todo "$desc"
-	else
-		_report bad "$desc"
-	fi
-}
-
 # runs DRIVER DEVICE PEER_DEVICE [RC_BULK OPTION...]: every condition; a
 # row per condition in $table: driver, condition, write, read, ib_write_bw,
 # ib_read_bw
@@ -153,11 +134,15 @@ runs() {
 			continue
 		fi
 		check "$drv: netem $cond" netem_set "$cond"
-		bulk "$drv, $cond: rc_bulk completes, data verified" "$drv" "$cond" \
+		check "$drv, $cond: rc_bulk completes, data verified" \
 			run_tap "$name" "$prog" -m "$mib" -T "$seconds" "$@" "$dev" "$pdev"
 		# so far, for a failure's diagnosis
 		[ "$drv" = srdma ] &&
 			echo "# counters: $dev: $(nonzero_counters "$dev"); $pdev: $(nonzero_counters "$pdev" "$peer_ns")"
+		# packets that overtook others were held, not dropped and NAKed
+		[ "$drv" = srdma ] && [[ $cond == *reorder* ]] &&
+			check "$drv, $cond: packets held until their turn (reordered_pkts > 0)" \
+				test "$(counter "$pdev" reordered_pkts "$peer_ns")" -gt 0
 		w=$(awk '/^# result write/ { print $(NF - 1) }' "$SRDMA_RESULTS/$name.tap")
 		r=$(awk '/^# result read/ { print $(NF - 1) }' "$SRDMA_RESULTS/$name.tap")
 		[ $n = 1 ] && [ -z "$r" ] && ok_free=0

@@ -12,13 +12,6 @@
 prog=$(dirname "$0")/../../tests/bin/uc_loss
 . "$(dirname "$0")/lib.sh"
 
-# counter DEVICE NAME (DEVICE in namespace peer if it is srdma1)
-counter() {
-	local ns=()
-	[ "$1" = srdma1 ] && ns=(ip netns exec peer)
-	"${ns[@]}" rdma statistic show link "$1/1" | tr ' ' '\n' | sed -n "/^$2\$/{n;p}"
-}
-
 veth_pair
 check "veth1 moved to namespace peer" peer_netns
 load_uverbs
@@ -29,15 +22,15 @@ check "srdma1 active" wait_until 5 port_is srdma1 ACTIVE
 
 check "loss-free: every UC message arrives" \
 	run_tap uc_loss_free "$prog" srdma0 srdma1
-check "loss-free: no UC message dropped (drop_uc_msgs $(counter srdma1 drop_uc_msgs))" \
-	test "$(counter srdma1 drop_uc_msgs)" = 0
+check "loss-free: no UC message dropped (drop_uc_msgs $(counter srdma1 drop_uc_msgs peer))" \
+	test "$(counter srdma1 drop_uc_msgs peer)" = 0
 
 check "netem loss 5% on veth0" tc qdisc replace dev veth0 root netem loss 5%
 check "loss 5%: messages that lost a packet are dropped whole, the next arrive" \
 	run_tap uc_loss_5 "$prog" -l -c "tc qdisc del dev veth0 root" srdma0 srdma1
 # a message that lost every packet never reached srdma1: it counts the
 # others, at most as many as were lost
-dropped=$(counter srdma1 drop_uc_msgs)
+dropped=$(counter srdma1 drop_uc_msgs peer)
 lost=$(sed -n 's/^# lost \([0-9]*\) messages$/\1/p' "$SRDMA_RESULTS/uc_loss_5.tap")
 check "loss 5%: srdma1 counted the dropped messages (drop_uc_msgs $dropped, ${lost:-?} lost)" \
 	test "${dropped:-0}" -gt 0 -a "${dropped:-0}" -le "${lost:-0}"

@@ -28,16 +28,12 @@ rc_test "UC: ibv_uc_pingpong -s 65536 -e" ibv_uc_pingpong -e -s 65536 -n 20 -c
 rc_test "UC: ib_send_bw -c UC" ib_send_bw -c UC -s 16384 -n 100 -F
 rc_test "UC: ib_write_bw -c UC" ib_write_bw -c UC -s 65536 -n 100 -F
 
-# counter NAME: the device's counter NAME
-counter() {
-	rdma statistic show link "$dev/1" | tr ' ' '\n' | sed -n "/^$1\$/{n;p}"
-}
 if [ "${SRDMA_REF:-srdma}" = srdma ]; then
 	echo "# $(rdma statistic show link "$dev/1")"
-	check "no datagram dropped for its Q_Key (drop_bad_qkey $(counter drop_bad_qkey))" \
-		test "$(counter drop_bad_qkey)" = 0
-	check "no UC message dropped (drop_uc_msgs $(counter drop_uc_msgs))" \
-		test "$(counter drop_uc_msgs)" = 0
+	check "no datagram dropped for its Q_Key (drop_bad_qkey $(counter "$dev" drop_bad_qkey))" \
+		test "$(counter "$dev" drop_bad_qkey)" = 0
+	check "no UC message dropped (drop_uc_msgs $(counter "$dev" drop_uc_msgs))" \
+		test "$(counter "$dev" drop_uc_msgs)" = 0
 fi
 check "rdma link delete $dev" rdma link delete "$dev"
 finish

@@ -83,6 +83,7 @@
 /* RC transport tuning */
 #define SRDMA_MAX_INFLIGHT_PSNS		64	/* requester window */
 #define SRDMA_ACKREQ_EVERY_PKTS		16	/* AckReq at least this often */
+#define SRDMA_REORDER_NAK_PKTS		3	/* held ahead of a gap: NAK it */
 #define SRDMA_TASK_BUDGET		64	/* steps before letting others run */
 #define SRDMA_MAX_QUEUED_PKTS		4096	/* received, per QP and engine */
 #define SRDMA_XMIT_RETRY_NS		(20 * NSEC_PER_USEC)
@@ -107,6 +108,7 @@ enum srdma_counter {
 	SRDMA_CNT_DROP_QP_STATE,
 	SRDMA_CNT_DROP_QUEUE_FULL,
 	SRDMA_CNT_DROP_OUT_OF_SEQ,
+	SRDMA_CNT_REORDERED,
 	SRDMA_CNT_DROP_BAD_QKEY,
 	SRDMA_CNT_DROP_NO_RWQE,
 	SRDMA_CNT_DROP_UC_MSG,
@@ -399,6 +401,8 @@ struct srdma_req {
  * @retry_left: retries after timeouts or sequence NAKs before RETRY_EXC_ERR
  * @rnr_retry_left: retries after RNR NAKs; 7 means without end
  * @rewound: gone back N at @psn, no news since: ignore NAKs and gaps
+ * @probing: gone back after a timeout, no progress since: only the packet
+ *           at @psn goes out
  * @deadline_ns: when the ACK timeout expires (ktime_get_ns()); 0: it does
  *               not run. The hrtimer may be set earlier and then moves on.
  */
@@ -408,6 +412,7 @@ struct srdma_comp {
 	u8 retry_left;
 	u8 rnr_retry_left;
 	bool rewound;
+	bool probing;
 };
 
 enum srdma_res_kind {
@@ -512,6 +517,8 @@ struct srdma_resp {
  * @events: enum srdma_qp_event_bits, set by the timers
  * @resp_pkts: requests for the responder
  * @comp_pkts: responses for the completer
+ * @resp_ahead: requests that came before their turn, in PSN order
+ * @comp_ahead: read responses and atomic ACKs that did, the same
  * @dst_cache: the route of @av
  * @src_port: UDP source port of its packets
  * @mtu_bytes: payload bytes per packet, from path_mtu
@@ -551,6 +558,8 @@ struct srdma_qp {
 	unsigned long events;
 	struct sk_buff_head resp_pkts;
 	struct sk_buff_head comp_pkts;
+	struct sk_buff_head resp_ahead;
+	struct sk_buff_head comp_ahead;
 	struct dst_cache dst_cache;
 	u16 src_port;
 	u32 mtu_bytes;
@@ -843,6 +852,14 @@ void srdma_comp_retry_timer(struct srdma_qp *qp);
 void srdma_comp_rnr_timer(struct srdma_qp *qp);
 void srdma_comp_restart_timer(struct srdma_qp *qp);
 bool srdma_sq_complete(struct srdma_qp *qp);
+
+/* srdma_reorder.c */
+bool srdma_reorder_hold(struct sk_buff_head *ahead, struct sk_buff *skb,
+			u32 expected);
+struct sk_buff *srdma_reorder_next(struct sk_buff_head *ahead, u32 expected);
+struct sk_buff *srdma_reorder_dequeue(struct srdma_qp *qp,
+				      struct sk_buff_head *ahead, u32 expected,
+				      struct sk_buff_head *queue);
 
 /* srdma_resp.c */
 bool srdma_resp_run(struct srdma_qp *qp);

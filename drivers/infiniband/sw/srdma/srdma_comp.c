@@ -9,13 +9,18 @@
  * REG_MR).
  *
  * Go-back-N from the oldest PSN not acknowledged happens on a sequence NAK,
- * on a gap in read responses, on an ACK past a read whose responses did not
- * all come (an implied NAK), and when the ACK timeout expires: each counts
- * against retry_cnt, and the WQE fails with IB_WC_RETRY_EXC_ERR when none
- * is left. Once gone back, later NAKs and gaps are ignored until an ACK or
- * a response brings news: with reordering on the path, the retransmission
- * is already under way and each reordered packet draws NAKs of its own
- * (rdma_rxe does the same). An RNR NAK stops the requester for the delay
+ * on a gap in read responses that lasts (responses that overtook the one
+ * expected are held for it, srdma_reorder.c), on an ACK past a read whose
+ * responses did not all come (an implied NAK), and when the ACK timeout
+ * expires: each counts against retry_cnt, and the WQE fails with
+ * IB_WC_RETRY_EXC_ERR when none is left. Once gone back, later NAKs and
+ * gaps are ignored until news comes, that is until something acknowledges
+ * a PSN not acknowledged before: an ACK, a response, or a NAK past the PSN
+ * gone back to (the responder took the retransmission up to there and
+ * lacks the rest; waiting for the timeout would stall the QP). After a
+ * timeout only the oldest packet goes out, asking for an ACK, until news
+ * comes: a responder that is only slow gets one packet more to chew, not a
+ * window. An RNR NAK stops the requester for the delay
  * it names, against rnr_retry (7: without end). Any progress gives both
  * counts back.
  *
@@ -55,10 +60,10 @@ void srdma_comp_restart_timer(struct srdma_qp *qp)
 }
 
 /*
- * The peer moved forward to @psn: the retry counts are whole again, and an
- * @ack (an ACK, a response; not the PSNs a NAK acknowledges) ends a go-back.
+ * The peer moved forward to @psn: the retry counts are whole again, and a
+ * go-back under way is over.
  */
-static void srdma_comp_progress(struct srdma_qp *qp, u32 psn, bool ack)
+static void srdma_comp_progress(struct srdma_qp *qp, u32 psn)
 {
 	qp->comp.psn = psn;
 	/*
@@ -68,8 +73,8 @@ static void srdma_comp_progress(struct srdma_qp *qp, u32 psn, bool ack)
 	 */
 	if (srdma_psn_before(qp->req.psn, psn))
 		qp->req.psn = psn;
-	if (ack)
-		qp->comp.rewound = false;
+	qp->comp.rewound = false;
+	qp->comp.probing = false;
 	qp->comp.retry_left = qp->attr.retry_cnt;
 	qp->comp.rnr_retry_left = qp->attr.rnr_retry;
 	srdma_comp_restart_timer(qp);
@@ -117,12 +122,14 @@ static void srdma_comp_go_back(struct srdma_qp *qp, bool once)
 	}
 	qp->comp.retry_left--;
 	qp->comp.rewound = true;
+	/* after a timeout, the pipe may be full: probe it before refilling */
+	qp->comp.probing = !once;
 	srdma_req_rewind(qp);
 	srdma_comp_restart_timer(qp);
 }
 
-/* every PSN up to @psn is acknowledged (@ack: see above); true if news */
-static bool srdma_comp_ack(struct srdma_qp *qp, u32 psn, bool ack)
+/* every PSN up to @psn is acknowledged; true if news */
+static bool srdma_comp_ack(struct srdma_qp *qp, u32 psn)
 {
 	u32 mask = qp->sq.queue.index_mask;
 	struct srdma_swqe *swqe;
@@ -144,7 +151,7 @@ static bool srdma_comp_ack(struct srdma_qp *qp, u32 psn, bool ack)
 				break;
 			/* past a read whose responses did not all come */
 			if (srdma_psn_before(qp->comp.psn, swqe->first_psn))
-				srdma_comp_progress(qp, swqe->first_psn, ack);
+				srdma_comp_progress(qp, swqe->first_psn);
 			srdma_comp_go_back(qp, true);
 			return true;
 		}
@@ -153,14 +160,14 @@ static bool srdma_comp_ack(struct srdma_qp *qp, u32 psn, bool ack)
 			break;
 		swqe->state = SRDMA_SWQE_DONE;
 	}
-	srdma_comp_progress(qp, next, ack);
+	srdma_comp_progress(qp, next);
 	return true;
 }
 
 static void srdma_comp_rnr_nak(struct srdma_qp *qp, u32 psn, u8 timer)
 {
 	srdma_count(to_srdma_dev(qp->ibqp.device), SRDMA_CNT_RNR_NAKS_RCVD);
-	srdma_comp_ack(qp, srdma_psn_add(psn, SRDMA_PSN_MASK), false);
+	srdma_comp_ack(qp, srdma_psn_add(psn, SRDMA_PSN_MASK));
 	if (psn != qp->comp.psn || qp->req.rnr_wait)
 		return;
 	if (!qp->comp.rnr_retry_left) {
@@ -184,7 +191,7 @@ static void srdma_comp_nak(struct srdma_qp *qp, u32 psn, u8 code)
 {
 	struct srdma_dev *sdev = to_srdma_dev(qp->ibqp.device);
 
-	srdma_comp_ack(qp, srdma_psn_add(psn, SRDMA_PSN_MASK), false);
+	srdma_comp_ack(qp, srdma_psn_add(psn, SRDMA_PSN_MASK));
 	if (psn != qp->comp.psn)
 		return;
 	if (code == SRDMA_NAK_PSN_SEQ) {
@@ -214,7 +221,7 @@ static struct srdma_swqe *srdma_comp_response_wqe(struct srdma_qp *qp,
 		return NULL;
 	}
 	if (psn != qp->comp.psn)
-		srdma_comp_ack(qp, srdma_psn_add(psn, SRDMA_PSN_MASK), true);
+		srdma_comp_ack(qp, srdma_psn_add(psn, SRDMA_PSN_MASK));
 	if (psn != qp->comp.psn) {
 		srdma_comp_go_back(qp, true);
 		return NULL;
@@ -233,7 +240,7 @@ static void srdma_comp_wqe_done(struct srdma_qp *qp, struct srdma_swqe *swqe,
 		swqe->state = SRDMA_SWQE_DONE;
 		qp->req.rd_atomic--;
 	}
-	srdma_comp_progress(qp, srdma_psn_add(psn, 1), true);
+	srdma_comp_progress(qp, srdma_psn_add(psn, 1));
 }
 
 static void srdma_comp_read_response(struct srdma_qp *qp, struct sk_buff *skb)
@@ -297,12 +304,18 @@ static void srdma_comp_pkt(struct srdma_qp *qp, struct sk_buff *skb)
 	__be32 smsn;
 
 	srdma_comp_restart_timer(qp);
+	/* a response that overtook the one expected waits for it */
+	if (pkt->opcode != IB_OPCODE_RC_ACKNOWLEDGE &&
+	    srdma_psn_diff(pkt->psn, qp->comp.psn) > 0 &&
+	    srdma_reorder_hold(&qp->comp_ahead, skb, qp->comp.psn) &&
+	    skb_queue_len(&qp->comp_ahead) < SRDMA_REORDER_NAK_PKTS)
+		return;
 	switch (pkt->opcode) {
 	case IB_OPCODE_RC_ACKNOWLEDGE:
 		smsn = ((struct srdma_aeth *)srdma_hdr(bth, SRDMA_OP_AETH))->smsn;
 		switch (srdma_aeth_type(smsn)) {
 		case SRDMA_AETH_ACK:
-			srdma_comp_ack(qp, pkt->psn, true);
+			srdma_comp_ack(qp, pkt->psn);
 			break;
 		case SRDMA_AETH_RNR_NAK:
 			srdma_comp_rnr_nak(qp, pkt->psn, srdma_aeth_value(smsn));
@@ -413,12 +426,15 @@ bool srdma_comp_run(struct srdma_qp *qp)
 
 	if (state != IB_QPS_RTS && state != IB_QPS_SQD && state != IB_QPS_SQE) {
 		skb_queue_purge(&qp->comp_pkts);
+		__skb_queue_purge(&qp->comp_ahead);
 		return false;
 	}
 	/* after a pause (modify_qp), which stops the timers */
 	if (!qp->comp.deadline_ns && srdma_outstanding(qp))
 		srdma_comp_restart_timer(qp);
-	while (budget-- && (skb = skb_dequeue(&qp->comp_pkts))) {
+	while (budget-- &&
+	       (skb = srdma_reorder_dequeue(qp, &qp->comp_ahead, qp->comp.psn,
+					    &qp->comp_pkts))) {
 		srdma_comp_pkt(qp, skb);
 		kfree_skb(skb);
 		progress = true;

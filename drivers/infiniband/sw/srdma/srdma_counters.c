@@ -22,6 +22,7 @@ static const struct rdma_stat_desc srdma_counter_descs[] = {
 	[SRDMA_CNT_DROP_QP_STATE] = { .name = "drop_qp_state" },
 	[SRDMA_CNT_DROP_QUEUE_FULL] = { .name = "drop_queue_full" },
 	[SRDMA_CNT_DROP_OUT_OF_SEQ] = { .name = "drop_out_of_sequence" },
+	[SRDMA_CNT_REORDERED] = { .name = "reordered_pkts" },
 	[SRDMA_CNT_DROP_BAD_QKEY] = { .name = "drop_bad_qkey" },
 	[SRDMA_CNT_DROP_NO_RWQE] = { .name = "drop_no_recv_wqe" },
 	[SRDMA_CNT_DROP_UC_MSG] = { .name = "drop_uc_msgs" },

@@ -169,6 +169,8 @@ static int srdma_qp_init_engine(struct srdma_qp *qp)
 	srdma_qp_rate_init(qp);
 	skb_queue_head_init(&qp->resp_pkts);
 	skb_queue_head_init(&qp->comp_pkts);
+	__skb_queue_head_init(&qp->resp_ahead);
+	__skb_queue_head_init(&qp->comp_ahead);
 	return 0;
 
 err_rwqe:
@@ -182,6 +184,8 @@ static void srdma_qp_free_engine(struct srdma_qp *qp)
 {
 	skb_queue_purge(&qp->resp_pkts);
 	skb_queue_purge(&qp->comp_pkts);
+	__skb_queue_purge(&qp->resp_ahead);
+	__skb_queue_purge(&qp->comp_ahead);
 	srdma_resp_release(qp);
 	dst_cache_destroy(&qp->dst_cache);
 	kfree(qp->resp.res);
@@ -541,6 +545,8 @@ static void srdma_qp_reset(struct srdma_qp *qp)
 	/* the engine is paused: start it afresh */
 	skb_queue_purge(&qp->resp_pkts);
 	skb_queue_purge(&qp->comp_pkts);
+	__skb_queue_purge(&qp->resp_ahead);
+	__skb_queue_purge(&qp->comp_ahead);
 	srdma_resp_release(qp);
 	memset(&qp->req, 0, sizeof(qp->req));
 	memset(&qp->comp, 0, sizeof(qp->comp));

@@ -352,14 +352,16 @@ static bool srdma_req_rc_step(struct srdma_qp *qp, struct srdma_swqe *swqe)
 		srdma_req_advance(qp);
 		return true;
 	}
-	if (!uc && srdma_psn_diff(psn, qp->comp.psn) >= SRDMA_MAX_INFLIGHT_PSNS)
+	if (!uc && srdma_psn_diff(psn, qp->comp.psn) >=
+		   (qp->comp.probing ? 1 : SRDMA_MAX_INFLIGHT_PSNS))
 		return false;
 	send = srdma_sched_may_send(qp);
 	if (send == SRDMA_SEND_WAIT)
 		return false;
 
+	/* a probe asks for an ACK: the answer reopens the window */
 	err = srdma_req_send_pkt(qp, swqe, psn, &next_psn,
-				 send == SRDMA_SEND_LAST);
+				 send == SRDMA_SEND_LAST || qp->comp.probing);
 	if (err == -EAGAIN || err == -ENOMEM) {
 		srdma_req_xmit_refused(qp);
 		return false;

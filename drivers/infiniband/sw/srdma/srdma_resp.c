@@ -7,9 +7,11 @@
  * an RDMA READ is answered with responses from its MR, an atomic executes
  * and is answered with the original value. Every remote access checks the
  * key, the PD, the MR's rights and the bounds. A request past the expected
- * PSN gets one sequence NAK; an older one is a duplicate: SENDs and WRITEs
- * are acknowledged again, reads and atomics are answered again from the
- * responder resources (an atomic is never executed twice).
+ * PSN is held and executed when its turn comes (srdma_reorder.c); once the
+ * gap looks like a loss it gets one sequence NAK. An older request is a
+ * duplicate: SENDs and WRITEs are acknowledged again, reads and atomics are
+ * answered again from the responder resources (an atomic is never executed
+ * twice).
  *
  * ACKs are coalesced: one, for the newest PSN, after each batch of
  * requests that asked for one. An error NAKs the request, completes the
@@ -394,6 +396,8 @@ static enum srdma_resp_verdict srdma_resp_read(struct srdma_qp *qp,
 	if (len && srdma_mr_lookup(qp, be32_to_cpu(reth->rkey), va, len,
 				   IB_ACCESS_REMOTE_READ, &mr))
 		return SRDMA_RESP_ACCESS;
+	/* an ACK past the read, sent before its responses, would NAK it */
+	srdma_resp_flush_ack(qp);
 	res = srdma_resp_new_res(qp);
 	res->kind = SRDMA_RES_READ;
 	res->first_psn = psn;
@@ -428,6 +432,7 @@ static enum srdma_resp_verdict srdma_resp_atomic(struct srdma_qp *qp,
 			       be64_to_cpu(atm->swap_add),
 			       be64_to_cpu(atm->compare));
 	srdma_mr_put(mr);
+	srdma_resp_flush_ack(qp);
 	res = srdma_resp_new_res(qp);
 	res->kind = SRDMA_RES_ATOMIC;
 	res->first_psn = psn;
@@ -572,12 +577,15 @@ static void srdma_resp_pkt(struct srdma_qp *qp, struct sk_buff *skb)
 		return;
 	}
 	if (d > 0) {
+		if (!srdma_reorder_hold(&qp->resp_ahead, skb, resp->epsn))
+			srdma_count(sdev, SRDMA_CNT_DROP_OUT_OF_SEQ);
+		else if (skb_queue_len(&qp->resp_ahead) < SRDMA_REORDER_NAK_PKTS)
+			return;
 		/*
 		 * One NAK per gap: a reordering network delivers late
 		 * originals that look like lost retransmissions, and each NAK
 		 * costs the requester a retry.
 		 */
-		srdma_count(sdev, SRDMA_CNT_DROP_OUT_OF_SEQ);
 		if (!resp->nak_sent &&
 		    !srdma_resp_send_ack(qp, SRDMA_AETH_NAK, SRDMA_NAK_PSN_SEQ,
 					 resp->epsn)) {
@@ -676,6 +684,7 @@ bool srdma_resp_run(struct srdma_qp *qp)
 
 	if (state < IB_QPS_RTR || state == IB_QPS_ERR) {
 		skb_queue_purge(&qp->resp_pkts);
+		__skb_queue_purge(&qp->resp_ahead);
 		if (state == IB_QPS_ERR)
 			srdma_resp_abort(qp);
 		return false;
@@ -704,7 +713,9 @@ bool srdma_resp_run(struct srdma_qp *qp)
 		if (qp->resp.read)
 			return progress;
 	}
-	while (budget-- && (skb = skb_dequeue(&qp->resp_pkts))) {
+	while (budget-- &&
+	       (skb = srdma_reorder_dequeue(qp, &qp->resp_ahead, qp->resp.epsn,
+					    &qp->resp_pkts))) {
 		take(qp, skb);
 		kfree_skb(skb);
 		progress = true;
