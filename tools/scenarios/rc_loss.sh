@@ -6,8 +6,9 @@
 # outstanding) and checks every byte, loss-free, with netem loss 1 %, loss
 # 5 %, reordering (delay 1ms reorder 25% 50%) and loss-free again (how much
 # the figures drift on a shared machine), for srdma and then for rdma_rxe
-# in the same boot. Each run must finish (rc_bulk gives up after
-# RC_LOSS_SECONDS, default 120, for both directions) with its data intact.
+# in the same boot. Each srdma run must finish (rc_bulk gives up after
+# RC_LOSS_SECONDS, default 120, for both directions) with its data intact;
+# rdma_rxe's are the reference, reported and not counted.
 # perftest's ib_write_bw and ib_read_bw (64 x 64 KiB) then run under the
 # same conditions: on srdma each must complete (perftest verifies no data:
 # rc_bulk does); on rdma_rxe they give figures only. RC_LOSS_PERFTEST=0
@@ -118,6 +119,21 @@ nonzero_counters() {
 		awk '$2 != 0 && $1 != "link" { printf "%s %s ", $1, $2 }'
 }
 
+# verdict DRIVER DESCRIPTION COMMAND...: a check on srdma; on rdma_rxe,
+# the reference, only a diagnostic (6.1's rdma_rxe was seen to fail a
+# loss-free WRITE with a remote invalid request error once: its own bug,
+# not srdma's)
+verdict() {
+	local drv=$1 desc=$2
+	shift 2
+	if [ "$drv" = srdma ]; then
+		check "$desc" "$@"
+	elif ! "$@" > "$_out" 2>&1; then
+		echo "# rdma_rxe (reference, not counted) failed: $desc"
+		sed 's/^/#   /' "$_out"
+	fi
+}
+
 # runs DRIVER DEVICE PEER_DEVICE [RC_BULK OPTION...]: every condition; a
 # row per condition in $table: driver, condition, write, read, ib_write_bw,
 # ib_read_bw
@@ -128,13 +144,13 @@ runs() {
 		n=$((n + 1))
 		name=$drv-$n-$(echo "$cond" | tr -c 'a-z0-9\n' '_')
 		if [ $ok_free = 0 ]; then
-			echo "# not run: the loss-free run failed" > "$_out"
-			_report bad "$drv, $cond: rc_bulk completes, data verified"
+			verdict "$drv" "$drv, $cond: rc_bulk completes, data verified" \
+				sh -c 'echo "# not run: the loss-free run failed"; false'
 			echo "$drv|$cond|-|-|-|-" >> "$table"
 			continue
 		fi
 		check "$drv: netem $cond" netem_set "$cond"
-		check "$drv, $cond: rc_bulk completes, data verified" \
+		verdict "$drv" "$drv, $cond: rc_bulk completes, data verified" \
 			run_tap "$name" "$prog" -m "$mib" -T "$seconds" "$@" "$dev" "$pdev"
 		# so far, for a failure's diagnosis
 		[ "$drv" = srdma ] &&
