@@ -27,8 +27,12 @@
 #             match locally generated packets, accept_local on the veths):
 #             the traffic crosses the pair and netem sees it. A check makes
 #             sure it does.
-# RC_LOSS_DRIVERS (default "srdma rxe") and RC_LOSS_PERFTEST (default 1)
-# choose what runs.
+# RC_LOSS_DRIVERS (default "srdma") and RC_LOSS_PERFTEST (default 1)
+# choose what runs. rdma_rxe is not in the default: under this load with two
+# CPUs, Linux 6.1.192's rdma_rxe reads a packet after queueing it for
+# another CPU, which frees it (KASAN use-after-free in rxe_resp_queue_pkt,
+# seen in a make check on 2026-11-22), and any KASAN report fails the VM;
+# RC_LOSS_DRIVERS="srdma rxe" runs the comparison.
 prog=$(dirname "$0")/../../tests/bin/rc_bulk
 if [ ! -x "$prog" ]; then
 	echo "not ok 1 - $prog exists (build it on the host first: make -C tests)"
@@ -36,7 +40,7 @@ if [ ! -x "$prog" ]; then
 fi
 . "$(dirname "$0")/lib.sh"
 
-drivers=${RC_LOSS_DRIVERS:-srdma rxe}
+drivers=${RC_LOSS_DRIVERS:-srdma}
 mib=${RC_LOSS_MIB:-4}
 seconds=${RC_LOSS_SECONDS:-120}
 perftest=${RC_LOSS_PERFTEST:-1}
