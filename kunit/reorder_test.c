@@ -21,14 +21,15 @@ static struct sk_buff *reorder_skb(struct kunit *test, u32 psn)
 }
 
 /* hold @psn; the caller's reference goes, as the engines' loops drop it */
-static bool reorder_hold(struct kunit *test, struct sk_buff_head *ahead,
-			 u32 psn, u32 expected)
+static enum srdma_reorder_verdict reorder_hold(struct kunit *test,
+					       struct sk_buff_head *ahead,
+					       u32 psn, u32 expected)
 {
 	struct sk_buff *skb = reorder_skb(test, psn);
-	bool held = srdma_reorder_hold(ahead, skb, expected);
+	enum srdma_reorder_verdict v = srdma_reorder_hold(ahead, skb, expected);
 
 	kfree_skb(skb);
-	return held;
+	return v;
 }
 
 /* the PSN of the packet whose turn it is at @expected, or -1 */
@@ -50,10 +51,15 @@ static void reorder_in_psn_order(struct kunit *test)
 	struct sk_buff_head ahead;
 
 	__skb_queue_head_init(&ahead);
-	KUNIT_EXPECT_TRUE(test, reorder_hold(test, &ahead, 2, base));
-	KUNIT_EXPECT_TRUE(test, reorder_hold(test, &ahead, 0xffffff, base));
-	KUNIT_EXPECT_TRUE(test, reorder_hold(test, &ahead, 0, base));
-	KUNIT_EXPECT_TRUE(test, reorder_hold(test, &ahead, 0, base));
+	KUNIT_EXPECT_EQ(test, reorder_hold(test, &ahead, 2, base),
+			SRDMA_REORDER_WAIT);
+	KUNIT_EXPECT_EQ(test, reorder_hold(test, &ahead, 0xffffff, base),
+			SRDMA_REORDER_WAIT);
+	/* the third held behind the gap makes it a loss; it is held all the same */
+	KUNIT_EXPECT_EQ(test, reorder_hold(test, &ahead, 0, base),
+			SRDMA_REORDER_GAP);
+	KUNIT_EXPECT_EQ(test, reorder_hold(test, &ahead, 0, base),
+			SRDMA_REORDER_GAP);
 	KUNIT_EXPECT_EQ(test, skb_queue_len(&ahead), 3U);
 	/* nothing until the gap at base and base + 1 is filled */
 	KUNIT_EXPECT_EQ(test, reorder_take(&ahead, base), -1LL);
@@ -86,13 +92,16 @@ static void reorder_bounds(struct kunit *test)
 
 	__skb_queue_head_init(&ahead);
 	/* beyond the requester's window: never held */
-	KUNIT_EXPECT_FALSE(test, reorder_hold(test, &ahead, 5 +
-					      SRDMA_MAX_INFLIGHT_PSNS, 5));
-	KUNIT_EXPECT_TRUE(test, reorder_hold(test, &ahead, 4 +
-					     SRDMA_MAX_INFLIGHT_PSNS, 5));
+	KUNIT_EXPECT_EQ(test, reorder_hold(test, &ahead,
+					   5 + SRDMA_MAX_INFLIGHT_PSNS, 5),
+			SRDMA_REORDER_DROP);
+	KUNIT_EXPECT_EQ(test, reorder_hold(test, &ahead,
+					   4 + SRDMA_MAX_INFLIGHT_PSNS, 5),
+			SRDMA_REORDER_WAIT);
 	__skb_queue_purge(&ahead);
 	for (i = 1; i < SRDMA_MAX_INFLIGHT_PSNS; i++)
-		KUNIT_EXPECT_TRUE(test, reorder_hold(test, &ahead, i, 0));
+		KUNIT_EXPECT_NE(test, reorder_hold(test, &ahead, i, 0),
+				SRDMA_REORDER_DROP);
 	KUNIT_EXPECT_EQ(test, skb_queue_len(&ahead),
 			(u32)SRDMA_MAX_INFLIGHT_PSNS - 1);
 	__skb_queue_purge(&ahead);

@@ -41,9 +41,6 @@ table=$SRDMA_RESULTS/rate-table.txt
 : > "$table"
 runs=0
 
-# counter DEVICE NAME: one of the device's hw_counters
-counter() { cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2"; }
-
 # rate [-c AT:LIMIT] LIMIT...: rate_bw with these limits (kbit/s, 0: none);
 # its output, and the retransmissions and ACK timeouts of the run, are in
 # $SRDMA_RESULTS/rate-N.out

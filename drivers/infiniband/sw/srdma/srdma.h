@@ -854,8 +854,17 @@ void srdma_comp_restart_timer(struct srdma_qp *qp);
 bool srdma_sq_complete(struct srdma_qp *qp);
 
 /* srdma_reorder.c */
-bool srdma_reorder_hold(struct sk_buff_head *ahead, struct sk_buff *skb,
-			u32 expected);
+
+/* what became of a packet that came before its turn */
+enum srdma_reorder_verdict {
+	SRDMA_REORDER_WAIT,	/* held: it waits for the gap to fill */
+	SRDMA_REORDER_GAP,	/* held, but the gap lasts: take it for a loss */
+	SRDMA_REORDER_DROP,	/* not held (too far ahead, or full): a loss */
+};
+
+enum srdma_reorder_verdict srdma_reorder_hold(struct sk_buff_head *ahead,
+					      struct sk_buff *skb,
+					      u32 expected);
 struct sk_buff *srdma_reorder_next(struct sk_buff_head *ahead, u32 expected);
 struct sk_buff *srdma_reorder_dequeue(struct srdma_qp *qp,
 				      struct sk_buff_head *ahead, u32 expected,

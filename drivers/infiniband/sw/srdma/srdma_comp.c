@@ -307,8 +307,8 @@ static void srdma_comp_pkt(struct srdma_qp *qp, struct sk_buff *skb)
 	/* a response that overtook the one expected waits for it */
 	if (pkt->opcode != IB_OPCODE_RC_ACKNOWLEDGE &&
 	    srdma_psn_diff(pkt->psn, qp->comp.psn) > 0 &&
-	    srdma_reorder_hold(&qp->comp_ahead, skb, qp->comp.psn) &&
-	    skb_queue_len(&qp->comp_ahead) < SRDMA_REORDER_NAK_PKTS)
+	    srdma_reorder_hold(&qp->comp_ahead, skb, qp->comp.psn) ==
+	    SRDMA_REORDER_WAIT)
 		return;
 	switch (pkt->opcode) {
 	case IB_OPCODE_RC_ACKNOWLEDGE:

@@ -25,11 +25,15 @@
  * @skb: the packet; held with a reference of its own
  * @expected: the PSN whose turn it is
  *
- * Return: false if it cannot be held: too far ahead or the list is full.
  * A copy of a packet held already is not held again, and counts as held.
+ *
+ * Return: SRDMA_REORDER_WAIT if it waits for its turn; SRDMA_REORDER_GAP
+ * if it is held but SRDMA_REORDER_NAK_PKTS are now held behind the gap;
+ * SRDMA_REORDER_DROP if it cannot be held (too far ahead, list full).
  */
-bool srdma_reorder_hold(struct sk_buff_head *ahead, struct sk_buff *skb,
-			u32 expected)
+enum srdma_reorder_verdict srdma_reorder_hold(struct sk_buff_head *ahead,
+					      struct sk_buff *skb,
+					      u32 expected)
 {
 	u32 psn = srdma_pkt(skb)->psn;
 	struct sk_buff *pos;
@@ -37,18 +41,20 @@ bool srdma_reorder_hold(struct sk_buff_head *ahead, struct sk_buff *skb,
 
 	if (srdma_psn_diff(psn, expected) >= SRDMA_MAX_INFLIGHT_PSNS ||
 	    skb_queue_len(ahead) >= SRDMA_MAX_INFLIGHT_PSNS)
-		return false;
+		return SRDMA_REORDER_DROP;
 	skb_queue_walk(ahead, pos) {
 		d = srdma_psn_diff(srdma_pkt(pos)->psn, psn);
 		if (!d)
-			return true;
+			goto held;
 		if (d > 0) {
 			__skb_queue_before(ahead, pos, skb_get(skb));
-			return true;
+			goto held;
 		}
 	}
 	__skb_queue_tail(ahead, skb_get(skb));
-	return true;
+held:
+	return skb_queue_len(ahead) < SRDMA_REORDER_NAK_PKTS ?
+	       SRDMA_REORDER_WAIT : SRDMA_REORDER_GAP;
 }
 EXPORT_SYMBOL_IF_KUNIT(srdma_reorder_hold);
 

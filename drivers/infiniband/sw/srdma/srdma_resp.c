@@ -570,6 +570,7 @@ static void srdma_resp_pkt(struct srdma_qp *qp, struct sk_buff *skb)
 	struct srdma_resp *resp = &qp->resp;
 	u32 psn = srdma_pkt(skb)->psn;
 	s32 d = srdma_psn_diff(psn, resp->epsn);
+	enum srdma_reorder_verdict hold;
 	enum srdma_resp_verdict verdict;
 
 	if (d < 0) {
@@ -577,10 +578,11 @@ static void srdma_resp_pkt(struct srdma_qp *qp, struct sk_buff *skb)
 		return;
 	}
 	if (d > 0) {
-		if (!srdma_reorder_hold(&qp->resp_ahead, skb, resp->epsn))
-			srdma_count(sdev, SRDMA_CNT_DROP_OUT_OF_SEQ);
-		else if (skb_queue_len(&qp->resp_ahead) < SRDMA_REORDER_NAK_PKTS)
+		hold = srdma_reorder_hold(&qp->resp_ahead, skb, resp->epsn);
+		if (hold == SRDMA_REORDER_WAIT)
 			return;
+		if (hold == SRDMA_REORDER_DROP)
+			srdma_count(sdev, SRDMA_CNT_DROP_OUT_OF_SEQ);
 		/*
 		 * One NAK per gap: a reordering network delivers late
 		 * originals that look like lost retransmissions, and each NAK
