@@ -21,11 +21,10 @@
 # exist or is another device's, a rate above the port's speed, an absurd
 # burst. RATE_SECONDS (default 4) is each run's length: make check runs it
 # short, make bench long (10).
-# One CPU: with several, veth hands each packet to the backlog of the CPU
-# that sent it, and a paced QP, whose engine runs where its timer or an
-# ACK finds it, can have two packets overtake each other: the responder
-# NAKs and the requester retransmits (Documentation/rate-limiting.md). The table of configured, achieved and error
-# ends the output.
+# One CPU: with two, a limited QP next to an unlimited one on the same CPU
+# still falls short of its limit in some runs (Documentation/
+# rate-limiting.md, "Not done yet"). The table of configured, achieved and
+# error ends the output.
 prog=$(dirname "$0")/../../../tests/bin/rate_bw
 tool=$(readlink -f "$(dirname "$0")/../../srdma-rate/srdma-rate")
 for f in "$prog" "$tool"; do

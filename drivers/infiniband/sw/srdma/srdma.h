@@ -345,6 +345,10 @@ enum srdma_qp_event_bits {
 struct srdma_task {
 	unsigned long flags;
 	struct work_struct work;
+	/* where the engine last ran: its packets wait in that CPU's queues */
+	int cpu;
+	/* when it stopped, an RC QP's packets were not all acknowledged */
+	bool unacked;
 };
 
 enum srdma_swqe_state {
@@ -788,7 +792,7 @@ int srdma_recv(struct srdma_dev *sdev, struct sk_buff *skb, bool trusted);
 enum srdma_counter srdma_recv_queue(struct srdma_qp *qp, struct sk_buff *skb);
 enum srdma_counter srdma_qp_enqueue(struct srdma_qp *qp,
 				    struct sk_buff_head *queue,
-				    struct sk_buff *skb);
+				    struct sk_buff *skb, bool later);
 struct srdma_qp *srdma_qp_get(struct srdma_dev *sdev, u32 qpn);
 void srdma_qp_put(struct srdma_qp *qp);
 
@@ -851,6 +855,7 @@ bool srdma_comp_run(struct srdma_qp *qp);
 void srdma_comp_retry_timer(struct srdma_qp *qp);
 void srdma_comp_rnr_timer(struct srdma_qp *qp);
 void srdma_comp_restart_timer(struct srdma_qp *qp);
+bool srdma_comp_outstanding(struct srdma_qp *qp);
 bool srdma_sq_complete(struct srdma_qp *qp);
 
 /* srdma_reorder.c */

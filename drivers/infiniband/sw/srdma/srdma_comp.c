@@ -31,7 +31,11 @@
 
 #include "srdma.h"
 
-static bool srdma_outstanding(struct srdma_qp *qp)
+/**
+ * srdma_comp_outstanding() - whether packets sent are not all acknowledged
+ * @qp: the RC QP
+ */
+bool srdma_comp_outstanding(struct srdma_qp *qp)
 {
 	return qp->req.psn_end != qp->comp.psn;
 }
@@ -45,7 +49,7 @@ void srdma_comp_restart_timer(struct srdma_qp *qp)
 {
 	u64 ns = srdma_ack_timeout_ns(qp->attr.timeout);
 
-	if (!ns || !srdma_outstanding(qp) || qp->req.rnr_wait) {
+	if (!ns || !srdma_comp_outstanding(qp) || qp->req.rnr_wait) {
 		qp->comp.deadline_ns = 0;	/* a timer still set finds nothing */
 		return;
 	}
@@ -430,7 +434,7 @@ bool srdma_comp_run(struct srdma_qp *qp)
 		return false;
 	}
 	/* after a pause (modify_qp), which stops the timers */
-	if (!qp->comp.deadline_ns && srdma_outstanding(qp))
+	if (!qp->comp.deadline_ns && srdma_comp_outstanding(qp))
 		srdma_comp_restart_timer(qp);
 	while (budget-- &&
 	       (skb = srdma_reorder_dequeue(qp, &qp->comp_ahead, qp->comp.psn,
@@ -452,7 +456,8 @@ void srdma_comp_retry_timer(struct srdma_qp *qp)
 	u64 now = ktime_get_ns();
 
 	if ((state != IB_QPS_RTS && state != IB_QPS_SQD) ||
-	    !srdma_outstanding(qp) || qp->req.rnr_wait || !qp->comp.deadline_ns)
+	    !srdma_comp_outstanding(qp) || qp->req.rnr_wait ||
+	    !qp->comp.deadline_ns)
 		return;
 	if (now < qp->comp.deadline_ns) {
 		/* responses came since it was set: on to the deadline */

@@ -191,7 +191,7 @@ static int srdma_raw_tap(struct sk_buff *skb, struct net_device *ndev,
 			break;
 		/* from the destination MAC on */
 		skb_push(copy, skb->data - skb_mac_header(skb));
-		drop = srdma_qp_enqueue(qp, &qp->resp_pkts, copy);
+		drop = srdma_qp_enqueue(qp, &qp->resp_pkts, copy, false);
 		if (drop != SRDMA_NUM_COUNTERS) {
 			srdma_count(sdev, drop);
 			kfree_skb(copy);

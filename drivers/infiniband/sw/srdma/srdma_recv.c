@@ -136,14 +136,21 @@ static enum srdma_counter srdma_recv_check(struct srdma_qp *qp,
  * @qp: the QP, held
  * @skb: the packet, checked; consumed unless refused
  *
+ * A packet of a message of several is bulk: its engine runs from the work
+ * item, so that a stream of them does not keep the softirq, and the other
+ * QPs of the CPU, waiting. A message of one packet and an ACK are handled
+ * at once: that is the latency a ping-pong sees.
+ *
  * Return: as srdma_qp_enqueue().
  */
 enum srdma_counter srdma_recv_queue(struct srdma_qp *qp, struct sk_buff *skb)
 {
 	u32 flags = srdma_op_flags(srdma_pkt(skb)->opcode);
+	u32 part = flags & (SRDMA_OP_ONLY | SRDMA_OP_MIDDLE);
 
 	return srdma_qp_enqueue(qp, flags & SRDMA_OP_REQ ? &qp->resp_pkts :
-							   &qp->comp_pkts, skb);
+							   &qp->comp_pkts, skb,
+				part && part != SRDMA_OP_ONLY);
 }
 
 /**
@@ -152,19 +159,23 @@ enum srdma_counter srdma_recv_queue(struct srdma_qp *qp, struct sk_buff *skb)
  * @qp: the QP, held or under RCU
  * @queue: its resp_pkts or comp_pkts
  * @skb: consumed unless refused
+ * @later: kick the engine's work item rather than run the engine here
  *
  * Return: SRDMA_NUM_COUNTERS if queued, else the counter of the reason it
  * was refused.
  */
 enum srdma_counter srdma_qp_enqueue(struct srdma_qp *qp,
 				    struct sk_buff_head *queue,
-				    struct sk_buff *skb)
+				    struct sk_buff *skb, bool later)
 {
 	if (skb_queue_len(queue) >= SRDMA_MAX_QUEUED_PKTS)
 		return SRDMA_CNT_DROP_QUEUE_FULL;
 	srdma_count(to_srdma_dev(qp->ibqp.device), SRDMA_CNT_RCVD_PKTS);
 	skb_queue_tail(queue, skb);
-	srdma_task_kick(qp);
+	if (later)
+		srdma_task_kick_later(qp);
+	else
+		srdma_task_kick(qp);
 	return SRDMA_NUM_COUNTERS;
 }
 

@@ -10,12 +10,26 @@
  *
  * Different QPs run on different CPUs at the same time; there is no lock
  * on this path, only the RUNNING and MORE bits.
+ *
+ * A netdev such as veth queues a packet on the CPU that sends it, so a QP
+ * whose engine moves to another CPU can have its new packets overtake the
+ * old ones: the peer sees them out of order, and may NAK. So the engine
+ * stays where it last ran while an RC QP has packets not acknowledged (a
+ * kick from elsewhere hands it to the work item there), and the work item
+ * always runs there; once everything is acknowledged, whoever kicks runs
+ * it.
  */
 #include <kunit/visibility.h>
 
 #include "srdma.h"
 
 static struct workqueue_struct *srdma_engine_wq;
+
+/* run the engine from the work item, on the CPU it last ran on */
+static void srdma_task_queue(struct srdma_task *t)
+{
+	queue_work_on(READ_ONCE(t->cpu), srdma_engine_wq, &t->work);
+}
 
 /* one pass over the engine; true if it did anything */
 static bool srdma_engine_step(struct srdma_qp *qp)
@@ -43,6 +57,7 @@ static void srdma_task_run(struct srdma_qp *qp)
 	unsigned int budget = SRDMA_TASK_BUDGET;
 
 	local_bh_disable();
+	WRITE_ONCE(t->cpu, smp_processor_id());
 	do {
 		clear_bit(SRDMA_TASK_MORE, &t->flags);
 		/* look at the work after clearing MORE, not before */
@@ -52,12 +67,14 @@ static void srdma_task_run(struct srdma_qp *qp)
 			if (--budget)
 				continue;
 			/* the work item goes on, still RUNNING */
-			queue_work(srdma_engine_wq, &t->work);
+			srdma_task_queue(t);
 			local_bh_enable();
 			return;
 		}
 		/* nothing more to send: the round-robin goes on without it */
 		srdma_sched_idle(qp);
+		WRITE_ONCE(t->unacked, qp->ibqp.qp_type == IB_QPT_RC &&
+			   srdma_comp_outstanding(qp));
 		clear_bit_unlock(SRDMA_TASK_RUNNING, &t->flags);
 		/* pairs with srdma_task_kick(): a MORE set now is seen below */
 		smp_mb__after_atomic();
@@ -84,6 +101,13 @@ static bool srdma_task_claim(struct srdma_qp *qp)
 	       !test_and_set_bit_lock(SRDMA_TASK_RUNNING, &t->flags);
 }
 
+/* the engine should run where it last ran, not here (see the top) */
+static bool srdma_task_elsewhere(struct srdma_task *t)
+{
+	return READ_ONCE(t->unacked) &&
+	       READ_ONCE(t->cpu) != raw_smp_processor_id();
+}
+
 /**
  * srdma_task_kick() - the engine of @qp has work: run it, or make sure its
  * runner sees the work
@@ -96,8 +120,8 @@ void srdma_task_kick(struct srdma_qp *qp)
 {
 	if (!srdma_task_claim(qp))
 		return;
-	if (irqs_disabled() || in_hardirq())
-		queue_work(srdma_engine_wq, &qp->task.work);
+	if (irqs_disabled() || in_hardirq() || srdma_task_elsewhere(&qp->task))
+		srdma_task_queue(&qp->task);
 	else
 		srdma_task_run(qp);
 }
@@ -106,7 +130,7 @@ void srdma_task_kick(struct srdma_qp *qp)
 void srdma_task_kick_later(struct srdma_qp *qp)
 {
 	if (srdma_task_claim(qp))
-		queue_work(srdma_engine_wq, &qp->task.work);
+		srdma_task_queue(&qp->task);
 }
 
 /**
@@ -155,6 +179,8 @@ void srdma_task_resume(struct srdma_qp *qp)
 void srdma_task_setup(struct srdma_qp *qp)
 {
 	qp->task.flags = 0;
+	qp->task.cpu = raw_smp_processor_id();
+	qp->task.unacked = false;
 	INIT_WORK(&qp->task.work, srdma_task_work);
 }
 EXPORT_SYMBOL_IF_KUNIT(srdma_task_setup);
