@@ -105,6 +105,24 @@ static void wire_opcode_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, buf[4], 0);	/* reserved byte stays 0 */
 }
 
+/* every known opcode is one part of a message: receive tells bulk by it */
+static void wire_opcode_parts_test(struct kunit *test)
+{
+	u32 part;
+	int i;
+
+	for (i = 0; i < 256; i++) {
+		if (!srdma_op_flags(i))
+			continue;
+		part = srdma_op_flags(i) & (SRDMA_OP_ONLY | SRDMA_OP_MIDDLE);
+		KUNIT_EXPECT_TRUE_MSG(test, part == SRDMA_OP_FIRST ||
+				      part == SRDMA_OP_MIDDLE ||
+				      part == SRDMA_OP_LAST ||
+				      part == SRDMA_OP_ONLY,
+				      "opcode %#x: parts %#x", i, part);
+	}
+}
+
 /* opcodes that are not in the table are refused by their flags */
 static void wire_unknown_opcodes_test(struct kunit *test)
 {
@@ -263,6 +281,7 @@ static void timer_rnr_delay_test(struct kunit *test)
 
 static struct kunit_case wire_cases[] = {
 	KUNIT_CASE_PARAM(wire_opcode_test, hdr_gen_params),
+	KUNIT_CASE(wire_opcode_parts_test),
 	KUNIT_CASE(wire_unknown_opcodes_test),
 	KUNIT_CASE(wire_aeth_test),
 	KUNIT_CASE_PARAM(wire_icrc_vector_test, icrc_gen_params),

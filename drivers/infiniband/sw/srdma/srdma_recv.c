@@ -146,11 +146,11 @@ static enum srdma_counter srdma_recv_check(struct srdma_qp *qp,
 enum srdma_counter srdma_recv_queue(struct srdma_qp *qp, struct sk_buff *skb)
 {
 	u32 flags = srdma_op_flags(srdma_pkt(skb)->opcode);
-	u32 part = flags & (SRDMA_OP_ONLY | SRDMA_OP_MIDDLE);
+	/* every opcode is FIRST, MIDDLE, LAST or ONLY */
+	bool bulk = (flags & SRDMA_OP_ONLY) != SRDMA_OP_ONLY;
 
 	return srdma_qp_enqueue(qp, flags & SRDMA_OP_REQ ? &qp->resp_pkts :
-							   &qp->comp_pkts, skb,
-				part && part != SRDMA_OP_ONLY);
+							   &qp->comp_pkts, skb, bulk);
 }
 
 /**
