@@ -12,9 +12,11 @@
  * by default). Every QP then keeps DEPTH (default 8) RDMA WRITEs of BYTES
  * (default 65536) outstanding for SECONDS (default 3). The rate is measured
  * over the completions after the first WARMUP seconds (default 0.5: the
- * initial burst and the start-up stay out of it), from the first of them to
- * the last: N completions spaced over T are N - 1 messages in T, with no
- * error from where the window's edges fall between two completions.
+ * initial burst and the start-up stay out of it): the least-squares slope
+ * of messages completed against the time each was seen. A poller that gets
+ * the CPU in slices sees completions in bunches; the first and the last of
+ * them alone could be off by a whole bunch, the slope over all of them is
+ * not.
  *
  * The rate counts Ethernet frames as the bucket does, from the path MTU:
  * each packet's Ethernet (14), IPv4 (20), UDP (8), BTH (12) and ICRC (4)
@@ -37,7 +39,6 @@
 #include <errno.h>
 #include <infiniband/verbs.h>
 #include <inttypes.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,7 +58,8 @@ struct stream {
 	unsigned long long frame_bytes;	/* of one message */
 	struct window {
 		unsigned long long messages;
-		long long first_us, last_us;	/* of its completions */
+		long long first_us;		/* of its first completion */
+		double st, stt, sn, stn;	/* sums for the slope */
 	} win[2];			/* before a change (-c), after it */
 	unsigned int outstanding;
 };
@@ -89,21 +91,30 @@ static int post(struct stream *s, unsigned int msg)
 	return 0;
 }
 
-/* a completion at @now_us in window @w */
+/* a completion at @now_us in window @w: the n-th is at time t */
 static void count(struct window *w, long long now_us)
 {
-	if (!w->messages++)
+	double t, n = w->messages++;
+
+	if (!n)
 		w->first_us = now_us;
-	w->last_us = now_us;
+	t = now_us - w->first_us;
+	w->st += t;
+	w->stt += t * t;
+	w->sn += n;
+	w->stn += t * n;
 }
 
 /* kbit/s of a window's completions, messages of @bytes on the wire */
 static unsigned long long kbps(const struct window *w, unsigned long long bytes)
 {
-	if (w->messages < 2 || w->last_us <= w->first_us)
+	double n = w->messages, var = n * w->stt - w->st * w->st;
+
+	/* all seen at once: no time to measure a rate over */
+	if (n < 2 || var <= 0)
 		return 0;
-	return (w->messages - 1) * bytes * 8 * 1000.0 /
-	       (w->last_us - w->first_us);
+	/* messages per us, x bytes x 8 bits x 1000 = kbit/s */
+	return (n * w->stn - w->st * w->sn) / var * bytes * 8 * 1000.0;
 }
 
 /* "TOOL qp set DEVICE QPN rate LIMITkbit" */
@@ -141,6 +152,7 @@ int main(int argc, char **argv)
 	struct ibv_qp_init_attr init;
 	long long t0, t_warm, t_end, t_change = 0, t_warm2 = 0;
 	bool failed = false, changed = false;
+	struct timespec nap = { .tv_nsec = 1000000 };
 	long long now;
 	int c;
 
@@ -249,8 +261,12 @@ int main(int argc, char **argv)
 		}
 		if (failed)
 			break;
+		/*
+		 * Nothing came: sleep rather than spin, the engines may need
+		 * this CPU (one is enough of the 8 messages outstanding)
+		 */
 		if (!any)
-			sched_yield();	/* one CPU: let the kernel's work run */
+			nanosleep(&nap, NULL);
 	}
 	now = rc_now_us();
 	for (i = 0; i < n; i++)

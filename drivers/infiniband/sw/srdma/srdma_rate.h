@@ -14,7 +14,7 @@
 
 /* the default burst: this long at the rate, but at least SRDMA_MIN_BURST */
 #define SRDMA_DEFAULT_BURST_NS		NSEC_PER_MSEC
-#define SRDMA_MIN_BURST_BYTES		(16 * 1024)
+#define SRDMA_MIN_BURST_BYTES		(64 * 1024)
 /* bursts an administrator may set */
 #define SRDMA_MAX_BURST_BYTES		(64 * 1024 * 1024)
 /* bytes each QP sends per round while other QPs of the port wait */

@@ -98,7 +98,12 @@ static void srdma_sched_apply(struct srdma_qp *qp, struct srdma_port_rate *port,
 	r->applied_gen = gen;
 }
 
-/* out of tokens for @wait ns: stop, and have the timer kick the engine */
+/*
+ * Out of tokens for @wait ns: stop, and have the timer kick the engine once
+ * half the burst is back too. Woken as soon as a frame may go, a paced QP
+ * would pay a timer, a context switch and an ACK request for each frame;
+ * the half it does not wait for is there for an engine that runs late.
+ */
 static void srdma_sched_throttle(struct srdma_qp *qp,
 				 struct srdma_port_rate *port, u64 now, u64 wait)
 {
@@ -113,7 +118,7 @@ static void srdma_sched_throttle(struct srdma_qp *qp,
 	spin_lock(&port->lock);
 	srdma_sched_leave_round(port, r);
 	spin_unlock(&port->lock);
-	hrtimer_start(&r->timer, ns_to_ktime(now + wait),
+	hrtimer_start(&r->timer, ns_to_ktime(now + wait + r->tbf.depth_ns / 2),
 		      HRTIMER_MODE_ABS_PINNED_HARD);
 }
 
