@@ -33,10 +33,10 @@ static void rate_cost(struct kunit *test)
 
 static void rate_default_burst(struct kunit *test)
 {
-	/* 1 ms at the rate, at least 64 KiB, at most 64 MiB */
+	/* 4 ms at the rate, at least 64 KiB, at most 64 MiB */
 	KUNIT_EXPECT_EQ(test, srdma_rate_default_burst(1), SRDMA_MIN_BURST_BYTES);
-	KUNIT_EXPECT_EQ(test, srdma_rate_default_burst(10 * KBPS_1G), 1250000U);
-	KUNIT_EXPECT_EQ(test, srdma_rate_default_burst(KBPS_100G), 12500000U);
+	KUNIT_EXPECT_EQ(test, srdma_rate_default_burst(10 * KBPS_1G), 5000000U);
+	KUNIT_EXPECT_EQ(test, srdma_rate_default_burst(KBPS_100G), 50000000U);
 	KUNIT_EXPECT_EQ(test, srdma_rate_default_burst(U64_MAX / 2000),
 			SRDMA_MAX_BURST_BYTES);
 }

@@ -36,9 +36,9 @@ EXPORT_SYMBOL_IF_KUNIT(srdma_rate_cost_ns);
  */
 u32 srdma_rate_default_burst(u64 kbps)
 {
-	/* kbit/s x 1 ms = bits; / 8 */
-	u64 bytes = div_u64(kbps * (SRDMA_DEFAULT_BURST_NS / NSEC_PER_USEC),
-			    8 * USEC_PER_MSEC);
+	/* kbit/s x us / 1000 = bits; / 8 */
+	u64 bytes = mul_u64_u64_div_u64(kbps, SRDMA_DEFAULT_BURST_NS /
+					NSEC_PER_USEC, 8 * USEC_PER_MSEC);
 
 	return clamp_t(u64, bytes, SRDMA_MIN_BURST_BYTES,
 		       SRDMA_MAX_BURST_BYTES);

@@ -12,8 +12,12 @@
 #include <linux/types.h>
 #include <srdma/rate_netlink.h>
 
-/* the default burst: this long at the rate, but at least SRDMA_MIN_BURST */
-#define SRDMA_DEFAULT_BURST_NS		NSEC_PER_MSEC
+/*
+ * the default burst: this long at the rate, but at least SRDMA_MIN_BURST;
+ * a throttled QP waits for half of it, and the other half covers an engine
+ * that runs up to that late (behind another QP's stream on its CPU)
+ */
+#define SRDMA_DEFAULT_BURST_NS		(4 * NSEC_PER_MSEC)
 #define SRDMA_MIN_BURST_BYTES		(64 * 1024)
 /* bursts an administrator may set */
 #define SRDMA_MAX_BURST_BYTES		(64 * 1024 * 1024)
