@@ -21,9 +21,9 @@
 # exist or is another device's, a rate above the port's speed, an absurd
 # burst. RATE_SECONDS (default 4) is each run's length: make check runs it
 # short, make bench long (10).
-# One CPU: with two, two unlimited QPs do not always share evenly (each is
-# held by its own window, not by the round-robin: Documentation/
-# rate-limiting.md, "Two CPUs"). The table of configured, achieved and
+# One CPU: with two, two unlimited QPs do not always share evenly (most
+# likely each is held by its window, not by the round-robin: Documentation/
+# rate-limiting.md, "Not done yet"). The table of configured, achieved and
 # error ends the output.
 prog=$(dirname "$0")/../../tests/bin/rate_bw
 tool=$(readlink -f "$(dirname "$0")/../srdma-rate/srdma-rate")

@@ -136,12 +136,19 @@ enum srdma_send srdma_sched_may_send(struct srdma_qp *qp)
 	struct srdma_port_rate *port = &sdev->rate;
 	struct srdma_qp_rate *r = &qp->rate;
 	enum srdma_send ret = SRDMA_SEND_OK;
+	bool changed = READ_ONCE(r->gen) + READ_ONCE(port->gen) !=
+		       r->applied_gen;
 	u64 now = 0, wait;
 	s64 frame;
 
+	/*
+	 * Kicked before its timer (by an ACK, say): it waits on for the half
+	 * burst, or it would send a frame per kick. A new rate looks again.
+	 */
+	if (r->throttled_since && !changed && hrtimer_is_queued(&r->timer))
+		return SRDMA_SEND_WAIT;
 	/* the clock only where a bucket or a change needs it */
-	if (r->tbf.kbps || r->throttled_since ||
-	    READ_ONCE(r->gen) + READ_ONCE(port->gen) != r->applied_gen)
+	if (r->tbf.kbps || r->throttled_since || changed)
 		now = ktime_get_ns();
 	srdma_sched_apply(qp, port, now);
 	wait = srdma_tbf_wait_ns(&r->tbf, now);
