@@ -263,7 +263,7 @@ int main(int argc, char **argv)
 			break;
 		/*
 		 * Nothing came: sleep rather than spin, the engines may need
-		 * this CPU (one is enough of the 8 messages outstanding)
+		 * this CPU; 1 ms is short next to the messages outstanding
 		 */
 		if (!any)
 			nanosleep(&nap, NULL);

@@ -140,6 +140,21 @@ peer_netns() {
 	ip -n peer link set veth1 up
 }
 
+# srdma_pair [MTU]: srdma0 on veth0 and srdma1 on veth1 in namespace peer,
+# both active; the veths at MTU if given
+srdma_pair() {
+	veth_pair
+	if [ -n "${1:-}" ]; then
+		ip link set veth0 mtu "$1"
+		ip link set veth1 mtu "$1"
+	fi
+	check "veth1 moved to namespace peer" peer_netns
+	check "rdma link add srdma0" rdma link add srdma0 type srdma netdev veth0
+	check "rdma link add srdma1 (namespace peer)" \
+		ip netns exec peer rdma link add srdma1 type srdma netdev veth1
+	check "srdma1 active" wait_until 5 port_is srdma1 ACTIVE
+}
+
 # device_on_veth_with_peer: a device on veth0 whose peer answers from its
 # own namespace; srdma0, or rdma_rxe's rxe0 when SRDMA_REF=rxe (to compare).
 # Sets $dev and $driver (the module).

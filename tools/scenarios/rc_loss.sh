@@ -186,14 +186,7 @@ for drv in $drivers; do
 	case $drv in
 	srdma)
 		peer_ns=peer
-		veth_pair
-		ip link set veth0 mtu 9000
-		ip link set veth1 mtu 9000
-		check "srdma: veth1 moved to namespace peer" peer_netns
-		check "rdma link add srdma0" rdma link add srdma0 type srdma netdev veth0
-		check "rdma link add srdma1 (namespace peer)" \
-			ip netns exec peer rdma link add srdma1 type srdma netdev veth1
-		check "srdma1 active" wait_until 5 port_is srdma1 ACTIVE
+		srdma_pair 9000
 		runs srdma srdma0 srdma1
 		check "rdma link delete srdma1" ip netns exec peer rdma link delete srdma1
 		check "rdma link delete srdma0" rdma link delete srdma0

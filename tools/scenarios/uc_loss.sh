@@ -12,13 +12,8 @@
 prog=$(dirname "$0")/../../tests/bin/uc_loss
 . "$(dirname "$0")/lib.sh"
 
-veth_pair
-check "veth1 moved to namespace peer" peer_netns
 load_uverbs
-check "rdma link add srdma0" rdma link add srdma0 type srdma netdev veth0
-check "rdma link add srdma1 (namespace peer)" \
-	ip netns exec peer rdma link add srdma1 type srdma netdev veth1
-check "srdma1 active" wait_until 5 port_is srdma1 ACTIVE
+srdma_pair
 
 check "loss-free: every UC message arrives" \
 	run_tap uc_loss_free "$prog" srdma0 srdma1

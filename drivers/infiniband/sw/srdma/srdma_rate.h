@@ -13,7 +13,7 @@
 #include <srdma/rate_netlink.h>
 
 /*
- * the default burst: this long at the rate, but at least SRDMA_MIN_BURST;
+ * the default burst: this long at the rate, but at least SRDMA_MIN_BURST_BYTES;
  * a throttled QP waits for half of it, and the other half covers an engine
  * that runs up to that late (behind another QP's stream on its CPU)
  */

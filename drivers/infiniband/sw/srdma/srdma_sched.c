@@ -68,18 +68,15 @@ static void srdma_sched_leave_round(struct srdma_port_rate *port,
 		srdma_sched_new_round(port);
 }
 
-/* the rate in force follows the QP's and the port's settings */
+/* a setting of the QP or the port changed: the rate in force follows */
 static void srdma_sched_apply(struct srdma_qp *qp, struct srdma_port_rate *port,
 			      u64 now)
 {
 	struct srdma_qp_rate *r = &qp->rate;
-	u32 gen = READ_ONCE(r->gen) + READ_ONCE(port->gen);
 	u64 dflt, ceiling, port_kbps, kbps;
 	struct srdma_rate_cfg cfg;
-	u32 burst;
+	u32 burst, gen;
 
-	if (gen == r->applied_gen)
-		return;
 	spin_lock(&port->lock);
 	dflt = port->default_kbps;
 	ceiling = port->ceiling_kbps;
@@ -150,7 +147,8 @@ enum srdma_send srdma_sched_may_send(struct srdma_qp *qp)
 	/* the clock only where a bucket or a change needs it */
 	if (r->tbf.kbps || r->throttled_since || changed)
 		now = ktime_get_ns();
-	srdma_sched_apply(qp, port, now);
+	if (changed)
+		srdma_sched_apply(qp, port, now);
 	wait = srdma_tbf_wait_ns(&r->tbf, now);
 	if (wait) {
 		srdma_sched_throttle(qp, port, now, wait);
