@@ -107,6 +107,19 @@ ib_gone() { [ ! -e "/sys/class/infiniband/$1" ]; }
 port_state() { cat "/sys/class/infiniband/$1/ports/1/state"; }
 port_is() { port_state "$1" | grep -q "$2"; }
 
+# srdma's tracepoints (Documentation/transport.md) into a ring buffer of
+# KB KiB that keeps the newest: trace_srdma_on [KB]; trace_srdma_save FILE
+# moves what it holds to FILE; trace_srdma_clear drops it.
+_tracefs=/sys/kernel/tracing
+trace_srdma_on() {
+	mountpoint -q $_tracefs || mount -t tracefs tracefs $_tracefs || return
+	echo "${1:-16384}" > $_tracefs/buffer_size_kb &&
+	trace_srdma_clear &&
+	echo 1 > $_tracefs/events/srdma/enable
+}
+trace_srdma_clear() { echo > $_tracefs/trace; }
+trace_srdma_save() { cat $_tracefs/trace > "$1" && trace_srdma_clear; }
+
 # Load the uverbs stack as rdma-core's udev rules do on a real machine.
 load_uverbs() { modprobe ib_uverbs; }
 

@@ -53,8 +53,16 @@ rate() {
 	"$prog" -t "$seconds" -R "$tool" "${opts[@]}" srdma0 srdma1 "$@" \
 		> "$out" 2>&1
 	rc=$?
-	echo "# retransmits $(($(counter srdma0 retransmits) + $(counter srdma1 retransmits) - r0))" \
-		"ack_timeouts $(($(counter srdma0 ack_timeouts) + $(counter srdma1 ack_timeouts) - t0))" >> "$out"
+	r0=$(($(counter srdma0 retransmits) + $(counter srdma1 retransmits) - r0))
+	t0=$(($(counter srdma0 ack_timeouts) + $(counter srdma1 ack_timeouts) - t0))
+	echo "# retransmits $r0 ack_timeouts $t0" >> "$out"
+	# the packets and decisions that led to it, for whoever reads the logs
+	if [ "$r0$t0" != 00 ]; then
+		trace_srdma_save "${out%.out}.trace"
+		echo "# trace in ${out%.out}.trace" >> "$out"
+	else
+		trace_srdma_clear
+	fi
 	return $rc
 }
 
@@ -74,6 +82,7 @@ within() {
 
 load_uverbs
 srdma_pair 9000
+trace_srdma_on
 
 retrans0=$(($(counter srdma0 retransmits) + $(counter srdma1 retransmits)))
 timeouts0=$(($(counter srdma0 ack_timeouts) + $(counter srdma1 ack_timeouts)))

@@ -30,6 +30,7 @@
 #include <srdma/psn.h>
 
 #include "srdma.h"
+#include "srdma_trace.h"
 
 /**
  * srdma_comp_outstanding() - whether packets sent are not all acknowledged
@@ -125,6 +126,8 @@ static void srdma_comp_go_back(struct srdma_qp *qp, bool once)
 		return;
 	}
 	qp->comp.retry_left--;
+	trace_srdma_go_back(qp->ibqp.qp_num, qp->comp.psn, qp->req.psn_end,
+			    !once, qp->comp.retry_left);
 	qp->comp.rewound = true;
 	/* after a timeout, the pipe may be full: probe it before refilling */
 	qp->comp.probing = !once;

@@ -14,6 +14,7 @@
 #include <net/ipv6.h>
 
 #include "srdma.h"
+#include "srdma_trace.h"
 
 /**
  * srdma_qp_get() - find a QP by number for the receive path
@@ -215,8 +216,10 @@ int srdma_recv(struct srdma_dev *sdev, struct sk_buff *skb, bool trusted)
 	if (!qp)
 		goto drop;
 	drop = srdma_recv_check(qp, skb, transport);
-	if (drop == SRDMA_NUM_COUNTERS)
+	if (drop == SRDMA_NUM_COUNTERS) {
+		trace_srdma_recv(qpn, (struct srdma_bth *)skb->data, skb->len);
 		drop = srdma_recv_queue(qp, skb);
+	}
 	srdma_qp_put(qp);
 	if (drop == SRDMA_NUM_COUNTERS)
 		return 0;

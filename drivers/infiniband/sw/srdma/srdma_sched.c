@@ -24,6 +24,7 @@
 #include <linux/rtnetlink.h>
 
 #include "srdma.h"
+#include "srdma_trace.h"
 
 /* a frame of the path MTU: what the next packet may cost at most */
 static u32 srdma_sched_mtu_frame(struct srdma_qp *qp)
@@ -115,6 +116,7 @@ static void srdma_sched_throttle(struct srdma_qp *qp,
 	spin_lock(&port->lock);
 	srdma_sched_leave_round(port, r);
 	spin_unlock(&port->lock);
+	trace_srdma_throttle(qp->ibqp.qp_num, wait, wait + r->tbf.depth_ns / 2);
 	hrtimer_start(&r->timer, ns_to_ktime(now + wait + r->tbf.depth_ns / 2),
 		      HRTIMER_MODE_ABS_PINNED_HARD);
 }
@@ -180,6 +182,7 @@ enum srdma_send srdma_sched_may_send(struct srdma_qp *qp)
 			r->in_round = false;
 			port->nr_active--;
 			list_add_tail(&r->wait_node, &port->waiting);
+			trace_srdma_rr_wait(qp->ibqp.qp_num, port->nr_active);
 			spin_unlock(&port->lock);
 			srdma_count(sdev, SRDMA_CNT_RR_WAITS);
 			return SRDMA_SEND_WAIT;
@@ -228,6 +231,7 @@ int srdma_qp_xmit_to(struct srdma_qp *qp, const struct srdma_av *av,
 	u32 bytes = srdma_frame_bytes(av, skb->len);
 	int err;
 
+	trace_srdma_xmit(qp->ibqp.qp_num, (struct srdma_bth *)skb->data, bytes);
 	err = srdma_xmit(sdev, av, dst_cache, qp->src_port, skb);
 	if (err)
 		return err;

@@ -34,9 +34,15 @@ static void srdma_task_queue(struct srdma_task *t)
 /* one pass over the engine; true if it did anything */
 static bool srdma_engine_step(struct srdma_qp *qp)
 {
-	bool progress = false;
+	bool progress;
 
-	if (test_and_clear_bit(SRDMA_EV_RETRY, &qp->events)) {
+	progress = srdma_comp_run(qp);
+	/*
+	 * The ACK timeout is judged once the responses that came are taken:
+	 * an engine that runs late must not time out on an ACK it holds.
+	 */
+	if (skb_queue_empty_lockless(&qp->comp_pkts) &&
+	    test_and_clear_bit(SRDMA_EV_RETRY, &qp->events)) {
 		srdma_comp_retry_timer(qp);
 		progress = true;
 	}
@@ -44,7 +50,6 @@ static bool srdma_engine_step(struct srdma_qp *qp)
 		srdma_comp_rnr_timer(qp);
 		progress = true;
 	}
-	progress |= srdma_comp_run(qp);
 	progress |= srdma_resp_run(qp);
 	progress |= srdma_req_run(qp);
 	return progress;

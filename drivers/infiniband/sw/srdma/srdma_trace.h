@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * Tracepoints of srdma (trace system "srdma"): what a QP sends and
+ * receives, the decisions of its timers and of its pacing. They cost a
+ * static branch while disabled; Documentation/transport.md shows how to
+ * read them.
+ */
+#undef TRACE_SYSTEM
+#define TRACE_SYSTEM srdma
+
+#if !defined(_SRDMA_TRACE_H) || defined(TRACE_HEADER_MULTI_READ)
+#define _SRDMA_TRACE_H
+
+#include <linux/tracepoint.h>
+
+#include "srdma_hdr.h"
+
+/* a packet of a QP, at its BTH */
+DECLARE_EVENT_CLASS(srdma_pkt_class,
+		    TP_PROTO(u32 qpn, const struct srdma_bth *bth, u32 bytes),
+		    TP_ARGS(qpn, bth, bytes),
+		    TP_STRUCT__entry(__field(u32, qpn)
+				     __field(u32, psn)
+				     __field(u32, bytes)
+				     __field(u8, opcode)
+				     __field(bool, ackreq)),
+		    TP_fast_assign(__entry->qpn = qpn;
+				   __entry->psn = srdma_bth_psn(bth);
+				   __entry->bytes = bytes;
+				   __entry->opcode = bth->opcode;
+				   __entry->ackreq = srdma_bth_ackreq(bth);),
+		    TP_printk("qp %u opcode 0x%02x psn %u%s bytes %u",
+			      __entry->qpn, __entry->opcode, __entry->psn,
+			      __entry->ackreq ? " ackreq" : "",
+			      __entry->bytes)
+);
+
+/* sent by QP qpn: Ethernet frame bytes */
+DEFINE_EVENT(srdma_pkt_class, srdma_xmit,
+	     TP_PROTO(u32 qpn, const struct srdma_bth *bth, u32 bytes),
+	     TP_ARGS(qpn, bth, bytes));
+
+/* received for QP qpn, checked, queued for its engine: BTH to ICRC bytes */
+DEFINE_EVENT(srdma_pkt_class, srdma_recv,
+	     TP_PROTO(u32 qpn, const struct srdma_bth *bth, u32 bytes),
+	     TP_ARGS(qpn, bth, bytes));
+
+/* go back N: from comp_psn, up to psn_end; after an ACK timeout or not */
+TRACE_EVENT(srdma_go_back,
+	    TP_PROTO(u32 qpn, u32 comp_psn, u32 psn_end, bool timeout,
+		     u32 retry_left),
+	    TP_ARGS(qpn, comp_psn, psn_end, timeout, retry_left),
+	    TP_STRUCT__entry(__field(u32, qpn)
+			     __field(u32, comp_psn)
+			     __field(u32, psn_end)
+			     __field(u32, retry_left)
+			     __field(bool, timeout)),
+	    TP_fast_assign(__entry->qpn = qpn;
+			   __entry->comp_psn = comp_psn;
+			   __entry->psn_end = psn_end;
+			   __entry->retry_left = retry_left;
+			   __entry->timeout = timeout;),
+	    TP_printk("qp %u from psn %u to %u%s retries left %u",
+		      __entry->qpn, __entry->comp_psn, __entry->psn_end,
+		      __entry->timeout ? " (ACK timeout)" : "",
+		      __entry->retry_left)
+);
+
+/* out of tokens: they return in wait_ns, the QP sleeps sleep_ns */
+TRACE_EVENT(srdma_throttle,
+	    TP_PROTO(u32 qpn, u64 wait_ns, u64 sleep_ns),
+	    TP_ARGS(qpn, wait_ns, sleep_ns),
+	    TP_STRUCT__entry(__field(u32, qpn)
+			     __field(u64, wait_ns)
+			     __field(u64, sleep_ns)),
+	    TP_fast_assign(__entry->qpn = qpn;
+			   __entry->wait_ns = wait_ns;
+			   __entry->sleep_ns = sleep_ns;),
+	    TP_printk("qp %u tokens in %llu ns, sleeps %llu ns",
+		      __entry->qpn, __entry->wait_ns, __entry->sleep_ns)
+);
+
+/* used its quantum while others send: waits for the next round */
+TRACE_EVENT(srdma_rr_wait,
+	    TP_PROTO(u32 qpn, u32 nr_active),
+	    TP_ARGS(qpn, nr_active),
+	    TP_STRUCT__entry(__field(u32, qpn)
+			     __field(u32, nr_active)),
+	    TP_fast_assign(__entry->qpn = qpn;
+			   __entry->nr_active = nr_active;),
+	    TP_printk("qp %u waits, %u QPs in the round", __entry->qpn,
+		      __entry->nr_active)
+);
+
+#endif /* _SRDMA_TRACE_H */
+
+#undef TRACE_INCLUDE_PATH
+#define TRACE_INCLUDE_PATH .
+#undef TRACE_INCLUDE_FILE
+#define TRACE_INCLUDE_FILE srdma_trace
+#include <trace/define_trace.h>
