@@ -308,15 +308,17 @@ static void srdma_comp_pkt(struct srdma_qp *qp, struct sk_buff *skb)
 {
 	struct srdma_bth *bth = (struct srdma_bth *)skb->data;
 	struct srdma_pkt *pkt = srdma_pkt(skb);
+	u32 psn = qp->comp.psn;
 	__be32 smsn;
 
-	srdma_comp_restart_timer(qp);
 	/* a response that overtook the one expected waits for it */
 	if (pkt->opcode != IB_OPCODE_RC_ACKNOWLEDGE &&
 	    srdma_psn_diff(pkt->psn, qp->comp.psn) > 0 &&
 	    srdma_reorder_hold(&qp->comp_ahead, skb, qp->comp.psn) ==
-	    SRDMA_REORDER_WAIT)
+	    SRDMA_REORDER_WAIT) {
+		srdma_comp_restart_timer(qp);
 		return;
+	}
 	switch (pkt->opcode) {
 	case IB_OPCODE_RC_ACKNOWLEDGE:
 		smsn = ((struct srdma_aeth *)srdma_hdr(bth, SRDMA_OP_AETH))->smsn;
@@ -341,6 +343,12 @@ static void srdma_comp_pkt(struct srdma_qp *qp, struct sk_buff *skb)
 		srdma_comp_read_response(qp, skb);
 		break;
 	}
+	/*
+	 * Any response restarts the timeout: progress did already (and read
+	 * no clock if all is acknowledged), a failure or an RNR wait stopped it.
+	 */
+	if (qp->comp.psn == psn && qp->comp.deadline_ns)
+		srdma_comp_restart_timer(qp);
 }
 
 /**
