@@ -340,7 +340,7 @@ void srdma_qp_rate_init(struct srdma_qp *qp)
 	/*
 	 * Hard: a soft timer expires in a softirq, which a busy CPU leaves
 	 * to ksoftirqd, late by a time slice; this one queues the engine's
-	 * work from the interrupt.
+	 * high-priority work from the interrupt.
 	 */
 	hrtimer_init(&r->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_PINNED_HARD);
 	r->timer.function = srdma_sched_timer_expired;

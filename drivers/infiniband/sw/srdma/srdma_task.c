@@ -192,13 +192,8 @@ EXPORT_SYMBOL_IF_KUNIT(srdma_task_setup);
 
 int srdma_task_init(void)
 {
-	/*
-	 * Storage consumers (nvme-rdma) run over srdma: reclaim must progress.
-	 * Not WQ_HIGHPRI: once a CPU's softirqs go to ksoftirqd, a nice -20
-	 * worker streaming a window starves it, and the packets and ACKs it
-	 * would receive wait for tens of milliseconds (an ACK timeout).
-	 */
-	srdma_engine_wq = alloc_workqueue("srdma", WQ_MEM_RECLAIM, 0);
+	/* storage consumers (nvme-rdma) run over srdma: reclaim must progress */
+	srdma_engine_wq = alloc_workqueue("srdma", WQ_HIGHPRI | WQ_MEM_RECLAIM, 0);
 	return srdma_engine_wq ? 0 : -ENOMEM;
 }
 
