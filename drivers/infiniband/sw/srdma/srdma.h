@@ -84,7 +84,8 @@
 #define SRDMA_MAX_INFLIGHT_PSNS		64	/* requester window */
 #define SRDMA_ACKREQ_EVERY_PKTS		16	/* AckReq at least this often */
 #define SRDMA_REORDER_NAK_PKTS		3	/* held ahead of a gap: NAK it */
-#define SRDMA_TASK_BUDGET		64	/* steps before letting others run */
+#define SRDMA_ENGINE_BATCH		16	/* packets per call of one engine */
+#define SRDMA_TASK_BUDGET		16	/* packets per run, then others */
 #define SRDMA_MAX_QUEUED_PKTS		4096	/* received, per QP and engine */
 #define SRDMA_XMIT_RETRY_NS		(20 * NSEC_PER_USEC)
 #define SRDMA_UDP_SPORT_BASE		0xc000	/* RoCEv2 source ports from here */
@@ -841,7 +842,7 @@ int srdma_rate_nl_init(void);
 void srdma_rate_nl_exit(void);
 
 /* srdma_req.c */
-bool srdma_req_run(struct srdma_qp *qp);
+unsigned int srdma_req_run(struct srdma_qp *qp);
 int srdma_swqe_copy(struct srdma_qp *qp, struct srdma_swqe *swqe, u64 offset,
 		    void *buf, u32 len);
 void srdma_req_advance(struct srdma_qp *qp);
@@ -851,7 +852,7 @@ void srdma_req_rewind(struct srdma_qp *qp);
 void srdma_req_xmit_refused(struct srdma_qp *qp);
 
 /* srdma_comp.c */
-bool srdma_comp_run(struct srdma_qp *qp);
+unsigned int srdma_comp_run(struct srdma_qp *qp);
 void srdma_comp_retry_timer(struct srdma_qp *qp);
 void srdma_comp_rnr_timer(struct srdma_qp *qp);
 void srdma_comp_restart_timer(struct srdma_qp *qp);
@@ -876,7 +877,7 @@ struct sk_buff *srdma_reorder_dequeue(struct srdma_qp *qp,
 				      struct sk_buff_head *queue);
 
 /* srdma_resp.c */
-bool srdma_resp_run(struct srdma_qp *qp);
+unsigned int srdma_resp_run(struct srdma_qp *qp);
 void srdma_resp_release(struct srdma_qp *qp);
 bool srdma_rwqe_take(struct srdma_qp *qp);
 void srdma_rwqe_complete(struct srdma_qp *qp, struct ib_wc *wc, bool solicited);

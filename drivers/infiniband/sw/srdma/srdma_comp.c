@@ -427,34 +427,33 @@ bool srdma_sq_complete(struct srdma_qp *qp)
 }
 
 /**
- * srdma_comp_run() - handle what came back, up to a budget, and complete
+ * srdma_comp_run() - handle what came back, up to a batch, and complete
  * @qp: the QP
  *
- * Return: true if it did anything.
+ * Return: how many packets it took, plus one if it completed WQEs.
  */
-bool srdma_comp_run(struct srdma_qp *qp)
+unsigned int srdma_comp_run(struct srdma_qp *qp)
 {
 	enum ib_qp_state state = srdma_qp_state(qp);
-	unsigned int budget = SRDMA_TASK_BUDGET;
-	bool progress = false;
+	unsigned int done = 0;
 	struct sk_buff *skb;
 
 	if (state != IB_QPS_RTS && state != IB_QPS_SQD && state != IB_QPS_SQE) {
 		skb_queue_purge(&qp->comp_pkts);
 		__skb_queue_purge(&qp->comp_ahead);
-		return false;
+		return 0;
 	}
 	/* after a pause (modify_qp), which stops the timers */
 	if (!qp->comp.deadline_ns && srdma_comp_outstanding(qp))
 		srdma_comp_restart_timer(qp);
-	while (budget-- &&
+	while (done < SRDMA_ENGINE_BATCH &&
 	       (skb = srdma_reorder_dequeue(qp, &qp->comp_ahead, qp->comp.psn,
 					    &qp->comp_pkts))) {
 		srdma_comp_pkt(qp, skb);
 		kfree_skb(skb);
-		progress = true;
+		done++;
 	}
-	return srdma_sq_complete(qp) || progress;
+	return done + srdma_sq_complete(qp);
 }
 
 /**

@@ -400,21 +400,20 @@ static bool srdma_req_rc_step(struct srdma_qp *qp, struct srdma_swqe *swqe)
 }
 
 /**
- * srdma_req_run() - send what the send queue holds, up to a budget
+ * srdma_req_run() - send what the send queue holds, up to a batch
  * @qp: the QP
  *
- * Return: true if it sent or executed anything.
+ * Return: how many steps it made (packets sent, WQEs executed or passed).
  */
-bool srdma_req_run(struct srdma_qp *qp)
+unsigned int srdma_req_run(struct srdma_qp *qp)
 {
 	enum ib_qp_state state = srdma_qp_state(qp);
-	unsigned int budget = SRDMA_TASK_BUDGET;
 	bool (*step)(struct srdma_qp *qp, struct srdma_swqe *swqe);
 	struct srdma_swqe *swqe;
-	bool progress = false;
+	unsigned int done = 0;
 
 	if (state != IB_QPS_RTS && state != IB_QPS_SQD)
-		return false;
+		return 0;
 	switch (qp->ibqp.qp_type) {
 	case IB_QPT_RC:
 	case IB_QPT_UC:
@@ -424,27 +423,27 @@ bool srdma_req_run(struct srdma_qp *qp)
 	case IB_QPT_GSI:
 		/* SQD: a datagram is a whole message, none is under way */
 		if (state != IB_QPS_RTS)
-			return false;
+			return 0;
 		step = srdma_ud_req_step;
 		break;
 	case IB_QPT_RAW_PACKET:
 		if (state != IB_QPS_RTS)
-			return false;
+			return 0;
 		step = srdma_raw_req_step;
 		break;
 	default:
-		return false;
+		return 0;
 	}
-	while (budget--) {
+	while (done < SRDMA_ENGINE_BATCH) {
 		swqe = srdma_req_next_wqe(qp);
 		if (!swqe)
 			break;
 		if (swqe->state == SRDMA_SWQE_DONE ?
 		    !srdma_req_skip_done(qp, swqe) : !step(qp, swqe))
 			break;
-		progress = true;
+		done++;
 	}
-	return progress;
+	return done;
 }
 
 /**

@@ -212,21 +212,21 @@ static void srdma_resp_start_read(struct srdma_qp *qp, struct srdma_res *res,
 	resp->read_first = true;
 }
 
-/* send read responses, up to a budget; true if it sent any */
-static bool srdma_resp_send_read(struct srdma_qp *qp)
+/* send read responses, up to a batch; how many it sent */
+static unsigned int srdma_resp_send_read(struct srdma_qp *qp)
 {
 	struct srdma_dev *sdev = to_srdma_dev(qp->ibqp.device);
 	struct srdma_resp *resp = &qp->resp;
-	unsigned int budget = SRDMA_TASK_BUDGET;
 	struct srdma_aeth *aeth;
 	struct srdma_bth *bth;
 	struct sk_buff *skb;
-	bool progress = false, refused = true, last;
+	bool refused = true, last;
+	unsigned int sent = 0;
 	u8 opcode;
 	u32 n;
 
 	while (resp->read) {
-		if (!budget-- ||
+		if (sent == SRDMA_ENGINE_BATCH ||
 		    srdma_sched_may_send(qp) == SRDMA_SEND_WAIT) {
 			refused = false;	/* the engine comes back */
 			break;
@@ -260,7 +260,7 @@ static bool srdma_resp_send_read(struct srdma_qp *qp)
 		resp->read_va += n;
 		resp->read_resid -= n;
 		resp->read_first = false;
-		progress = true;
+		sent++;
 		if (last) {
 			if (resp->read_mr)
 				srdma_mr_put(resp->read_mr);
@@ -270,7 +270,7 @@ static bool srdma_resp_send_read(struct srdma_qp *qp)
 	}
 	if (resp->read && refused)
 		srdma_req_xmit_refused(qp);
-	return progress;
+	return sent;
 }
 
 static enum srdma_resp_verdict srdma_resp_send(struct srdma_qp *qp,
@@ -669,19 +669,18 @@ static void srdma_resp_uc_pkt(struct srdma_qp *qp, struct sk_buff *skb)
 }
 
 /**
- * srdma_resp_run() - execute received requests, up to a budget
+ * srdma_resp_run() - execute received requests, up to a batch
  * @qp: the QP
  *
  * Read responses under way go first: requests wait for them, in order.
  *
- * Return: true if it did anything.
+ * Return: how many packets it sent or took.
  */
-bool srdma_resp_run(struct srdma_qp *qp)
+unsigned int srdma_resp_run(struct srdma_qp *qp)
 {
 	enum ib_qp_state state = srdma_qp_state(qp);
-	unsigned int budget = SRDMA_TASK_BUDGET;
 	void (*take)(struct srdma_qp *qp, struct sk_buff *skb);
-	bool progress = false;
+	unsigned int done = 0;
 	struct sk_buff *skb;
 
 	if (state < IB_QPS_RTR || state == IB_QPS_ERR) {
@@ -689,7 +688,7 @@ bool srdma_resp_run(struct srdma_qp *qp)
 		__skb_queue_purge(&qp->resp_ahead);
 		if (state == IB_QPS_ERR)
 			srdma_resp_abort(qp);
-		return false;
+		return 0;
 	}
 	switch (qp->ibqp.qp_type) {
 	case IB_QPT_RC:
@@ -707,23 +706,23 @@ bool srdma_resp_run(struct srdma_qp *qp)
 		break;
 	default:
 		skb_queue_purge(&qp->resp_pkts);
-		return false;
+		return 0;
 	}
 	/* only RC has reads; their responses go before later requests */
 	if (qp->resp.read) {
-		progress = srdma_resp_send_read(qp);
+		done = srdma_resp_send_read(qp);
 		if (qp->resp.read)
-			return progress;
+			return done;
 	}
-	while (budget-- &&
+	while (done < SRDMA_ENGINE_BATCH &&
 	       (skb = srdma_reorder_dequeue(qp, &qp->resp_ahead, qp->resp.epsn,
 					    &qp->resp_pkts))) {
 		take(qp, skb);
 		kfree_skb(skb);
-		progress = true;
+		done++;
 		if (qp->resp.read || srdma_qp_state(qp) == IB_QPS_ERR)
 			break;
 	}
 	/* only RC has ACKs pending */
-	return srdma_resp_flush_ack(qp) || progress;
+	return done + srdma_resp_flush_ack(qp);
 }

@@ -4,9 +4,11 @@
  * a time. Whoever has new work for it (a received packet, a doorbell, a
  * post, a timer) kicks the task: if no one runs the engine, the kicker runs
  * it inline, with bottom halves disabled; otherwise the runner sees the
- * kick and goes round once more. A runner that has done SRDMA_TASK_BUDGET
- * steps hands the rest to a work item, so that one busy QP does not keep a
- * softirq or a system call for itself.
+ * kick and goes round once more. A runner that has handled SRDMA_TASK_BUDGET
+ * packets hands the rest to a work item, so that one busy QP does not keep a
+ * softirq or a system call for itself, and re-enables bottom halves: the
+ * packets it sent to a peer on this CPU are received, and answered, before
+ * it sends more.
  *
  * Different QPs run on different CPUs at the same time; there is no lock
  * on this path, only the RUNNING and MORE bits.
@@ -31,12 +33,12 @@ static void srdma_task_queue(struct srdma_task *t)
 	queue_work_on(READ_ONCE(t->cpu), srdma_engine_wq, &t->work);
 }
 
-/* one pass over the engine; true if it did anything */
-static bool srdma_engine_step(struct srdma_qp *qp)
+/* one pass over the engine: how many packets and events it handled */
+static unsigned int srdma_engine_step(struct srdma_qp *qp)
 {
-	bool progress;
+	unsigned int done;
 
-	progress = srdma_comp_run(qp);
+	done = srdma_comp_run(qp);
 	/*
 	 * The ACK timeout is judged once the responses that came are taken:
 	 * an engine that runs late must not time out on an ACK it holds.
@@ -44,22 +46,22 @@ static bool srdma_engine_step(struct srdma_qp *qp)
 	if (skb_queue_empty_lockless(&qp->comp_pkts) &&
 	    test_and_clear_bit(SRDMA_EV_RETRY, &qp->events)) {
 		srdma_comp_retry_timer(qp);
-		progress = true;
+		done++;
 	}
 	if (test_and_clear_bit(SRDMA_EV_RNR, &qp->events)) {
 		srdma_comp_rnr_timer(qp);
-		progress = true;
+		done++;
 	}
-	progress |= srdma_resp_run(qp);
-	progress |= srdma_req_run(qp);
-	return progress;
+	done += srdma_resp_run(qp);
+	done += srdma_req_run(qp);
+	return done;
 }
 
 /* run the engine; the caller holds SRDMA_TASK_RUNNING */
 static void srdma_task_run(struct srdma_qp *qp)
 {
 	struct srdma_task *t = &qp->task;
-	unsigned int budget = SRDMA_TASK_BUDGET;
+	unsigned int budget = SRDMA_TASK_BUDGET, done;
 
 	local_bh_disable();
 	WRITE_ONCE(t->cpu, smp_processor_id());
@@ -68,9 +70,11 @@ static void srdma_task_run(struct srdma_qp *qp)
 		/* look at the work after clearing MORE, not before */
 		smp_mb__after_atomic();
 		while (!test_bit(SRDMA_TASK_PAUSED, &t->flags) &&
-		       srdma_engine_step(qp)) {
-			if (--budget)
+		       (done = srdma_engine_step(qp))) {
+			if (done < budget) {
+				budget -= done;
 				continue;
+			}
 			/* the work item goes on, still RUNNING */
 			srdma_task_queue(t);
 			local_bh_enable();
