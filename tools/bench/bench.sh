@@ -73,10 +73,10 @@ if [ "${BENCH_RATE:-1}" = 1 ]; then
 	make -s -C tests
 	make -s -C tools/srdma-rate
 	echo
-	echo "rate limiting (tools/scenarios/pending/rate_limit.sh, RATE_SECONDS=${BENCH_RATE_SECONDS:-10}):"
+	echo "rate limiting (tools/scenarios/rate_limit.sh, RATE_SECONDS=${BENCH_RATE_SECONDS:-10}):"
 	tools/vm/run --flavour plain --smp 1 --timeout 1200 \
 		--results "$out/rate" -- \
-		"RATE_SECONDS=${BENCH_RATE_SECONDS:-10} bash tools/scenarios/pending/rate_limit.sh" \
+		"RATE_SECONDS=${BENCH_RATE_SECONDS:-10} bash tools/scenarios/rate_limit.sh" \
 		> "$out/rate.log" 2>&1 || status=1
 	grep -E '^(not ok|# )' "$out/rate.log" || true
 	tail -n 1 "$out/rate.log"

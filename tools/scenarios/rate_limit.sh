@@ -21,19 +21,19 @@
 # exist or is another device's, a rate above the port's speed, an absurd
 # burst. RATE_SECONDS (default 4) is each run's length: by hand it runs
 # short, make bench long (10).
-# One CPU: with two, two unlimited QPs do not always share evenly. In
-# pending/ because a paced QP still has a rare ACK timeout (Documentation/
-# rate-limiting.md, "Not done yet"). The table of configured, achieved and
-# error ends the output.
-prog=$(dirname "$0")/../../../tests/bin/rate_bw
-tool=$(readlink -f "$(dirname "$0")/../../srdma-rate/srdma-rate")
+# One CPU: with two, two unlimited QPs do not always share evenly
+# (Documentation/rate-limiting.md, "Not done yet"). srdma's tracepoints are
+# on: a run that retransmitted leaves its trace in rate-N.trace. The table
+# of configured, achieved and error ends the output.
+prog=$(dirname "$0")/../../tests/bin/rate_bw
+tool=$(readlink -f "$(dirname "$0")/../srdma-rate/srdma-rate")
 for f in "$prog" "$tool"; do
 	if [ ! -x "$f" ]; then
 		echo "not ok 1 - $f exists (build it on the host first: make -C tests; make -C tools/srdma-rate)"
 		exit 1
 	fi
 done
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/lib.sh"
 
 seconds=${RATE_SECONDS:-4}
 table=$SRDMA_RESULTS/rate-table.txt
