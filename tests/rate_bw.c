@@ -1,16 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * rate_bw: RDMA WRITE streams on RC QPs side by side, each with its own
- * rate limit, and the rate each one achieved on the wire.
+ * rate_bw: RDMA WRITE (or READ) streams on RC (or UC) QPs side by side,
+ * each with its own rate limit, and the rate each one achieved on the wire.
  *
  *   rate_bw [-t SECONDS] [-w WARMUP] [-s BYTES] [-d DEPTH] [-R TOOL]
- *           [-c AT:LIMIT] DEVICE PEER_DEVICE LIMIT...
+ *           [-c AT:LIMIT] [-u | -r] DEVICE PEER_DEVICE LIMIT...
  *
  * One QP pair per LIMIT (kbit/s, 0: none), requester on DEVICE, responder
  * on PEER_DEVICE. A nonzero LIMIT is set before any traffic with
  * "TOOL qp set DEVICE QPN rate LIMITkbit" (TOOL: tools/srdma-rate/srdma-rate
  * by default). Every QP then keeps DEPTH (default 8) RDMA WRITEs of BYTES
- * (default 65536) outstanding for SECONDS (default 3). The rate is measured
+ * (default 65536) outstanding for SECONDS (default 3). -u: UC QPs (a WRITE
+ * completes once sent). -r: RDMA READs instead, the limit on the
+ * responder's QP (PEER_DEVICE), which sends the data. The rate is measured
  * over the completions after the first WARMUP seconds (default 0.5: the
  * initial burst and the start-up stay out of it): the least-squares slope
  * of messages completed against the time each was seen. A poller that gets
@@ -20,10 +22,13 @@
  *
  * The rate counts Ethernet frames as the bucket does, from the path MTU:
  * each packet's Ethernet (14), IPv4 (20), UDP (8), BTH (12) and ICRC (4)
- * bytes, the RETH (16) of the first, and the payload. It is computed here,
- * not read from the driver. One line per QP:
+ * bytes, the RETH (16) of the first (a READ's responses: the AETH (4) of
+ * the first and the last), and the payload. It is computed here, not read
+ * from the driver. One line per QP:
  *
  *   result QP QPN LIMIT_KBPS ACHIEVED_KBPS MESSAGES
+ *
+ * (QPN: of the paced QP).
  *
  * With -c, QP 0's limit changes to LIMIT at AT seconds, while it sends: its
  * result line covers the time before AT, and a line
@@ -50,6 +55,7 @@
 #define MAX_QPS		8
 #define FRAME_OVERHEAD	(14 + 20 + 8 + 12 + 4)
 #define RETH_BYTES	16
+#define AETH_BYTES	4
 
 struct stream {
 	struct rc_pair p;
@@ -67,15 +73,18 @@ struct stream {
 static void bad_usage(void)
 {
 	fputs("usage: rate_bw [-t SECONDS] [-w WARMUP] [-s BYTES] [-d DEPTH] [-R TOOL]\n"
-	      "               [-c AT:LIMIT] DEVICE PEER_DEVICE LIMIT_KBPS...\n", stderr);
+	      "               [-c AT:LIMIT] [-u | -r] DEVICE PEER_DEVICE LIMIT_KBPS...\n",
+	      stderr);
 	exit(2);
 }
+
+static bool read_mode;
 
 static int post(struct stream *s, unsigned int msg)
 {
 	struct ibv_sge sge = rc_sge(&s->src, 0, msg);
 	struct ibv_send_wr wr = {
-		.opcode = IBV_WR_RDMA_WRITE,
+		.opcode = read_mode ? IBV_WR_RDMA_READ : IBV_WR_RDMA_WRITE,
 		.sg_list = &sge,
 		.num_sge = 1,
 		.send_flags = IBV_SEND_SIGNALED,
@@ -117,6 +126,12 @@ static unsigned long long kbps(const struct window *w, unsigned long long bytes)
 	return (n * w->stn - w->st * w->sn) / var * bytes * 8 * 1000.0;
 }
 
+/* the QP that sends the data: the requester's, or a READ's responder's */
+static unsigned int paced_qpn(const struct stream *s)
+{
+	return (read_mode ? s->p.b.qp : s->p.a.qp)->qp_num;
+}
+
 /* "TOOL qp set DEVICE QPN rate LIMITkbit" */
 static int set_limit(const char *tool, const char *dev, unsigned int qpn,
 		     unsigned long long limit)
@@ -131,11 +146,15 @@ static int set_limit(const char *tool, const char *dev, unsigned int qpn,
 	return -1;
 }
 
+/* the frames of one message: its request packets, or a READ's responses */
 static unsigned long long frame_bytes(unsigned int msg, unsigned int mtu)
 {
 	unsigned int pkts = msg ? (msg + mtu - 1) / mtu : 1;
+	unsigned int ext = RETH_BYTES;
 
-	return msg + (unsigned long long)pkts * FRAME_OVERHEAD + RETH_BYTES +
+	if (read_mode)
+		ext = pkts > 1 ? 2 * AETH_BYTES : AETH_BYTES;
+	return msg + (unsigned long long)pkts * FRAME_OVERHEAD + ext +
 	       (4 - msg % 4) % 4;
 }
 
@@ -144,7 +163,7 @@ int main(int argc, char **argv)
 	double seconds = 3, warmup = 0.5, change_at = 0;
 	unsigned long long change_limit = 0;
 	unsigned int msg = 65536, depth = 8, n = 0, i;
-	const char *tool = "tools/srdma-rate/srdma-rate";
+	const char *tool = "tools/srdma-rate/srdma-rate", *paced_dev;
 	struct stream st[MAX_QPS] = {};
 	struct rc_dev da, db;
 	struct rc_qp_opts qo;
@@ -156,7 +175,8 @@ int main(int argc, char **argv)
 	long long now;
 	int c;
 
-	while ((c = getopt(argc, argv, "t:w:s:d:R:c:")) != -1) {
+	rc_qp_opts_default(&qo);
+	while ((c = getopt(argc, argv, "t:w:s:d:R:c:ur")) != -1) {
 		switch (c) {
 		case 't':
 			seconds = strtod(optarg, NULL);
@@ -178,6 +198,12 @@ int main(int argc, char **argv)
 				   &change_limit) != 2 || change_at <= 0)
 				bad_usage();
 			break;
+		case 'u':
+			qo.qp_type = IBV_QPT_UC;
+			break;
+		case 'r':
+			read_mode = true;
+			break;
 		default:
 			bad_usage();
 		}
@@ -185,8 +211,11 @@ int main(int argc, char **argv)
 	n = argc - optind - 2;
 	if (argc - optind < 3 || n > MAX_QPS || seconds <= warmup ||
 	    warmup < 0 || !msg || !depth || depth > RC_WR ||
-	    change_at + warmup >= seconds)
+	    change_at + warmup >= seconds ||
+	    (read_mode && qo.qp_type == IBV_QPT_UC))
 		bad_usage();
+	/* the device whose QP sends the data, and is paced */
+	paced_dev = argv[optind + read_mode];
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	signal(SIGALRM, tap_bail_out_on_alarm);
@@ -194,22 +223,21 @@ int main(int argc, char **argv)
 
 	if (rc_dev_open(&da, argv[optind]) || rc_dev_open(&db, argv[optind + 1]))
 		goto bail;
-	rc_qp_opts_default(&qo);
 	for (i = 0; i < n; i++) {
 		struct stream *s = &st[i];
 
 		s->limit = strtoull(argv[optind + 2 + i], NULL, 0);
 		if (rc_buf_reg(&s->src, da.pd, msg, IBV_ACCESS_LOCAL_WRITE) ||
 		    rc_buf_reg(&s->dst, db.pd, msg,
-			       IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE) ||
+			       IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			       IBV_ACCESS_REMOTE_READ) ||
 		    rc_pair_create(&s->p, &da, &db, &qo) ||
 		    rc_pair_connect(&s->p))
 			goto bail;
 		if (ibv_query_qp(s->p.a.qp, &attr, IBV_QP_PATH_MTU, &init))
 			goto bail;
 		s->frame_bytes = frame_bytes(msg, 128 << attr.path_mtu);
-		if (s->limit &&
-		    set_limit(tool, argv[optind], s->p.a.qp->qp_num, s->limit))
+		if (s->limit && set_limit(tool, paced_dev, paced_qpn(s), s->limit))
 			goto bail;
 	}
 
@@ -226,7 +254,7 @@ int main(int argc, char **argv)
 		bool any = false;
 
 		if (t_change && !changed && now >= t_change) {
-			if (set_limit(tool, argv[optind], st[0].p.a.qp->qp_num,
+			if (set_limit(tool, paced_dev, paced_qpn(&st[0]),
 				      change_limit))
 				goto bail;
 			changed = true;
@@ -270,11 +298,11 @@ int main(int argc, char **argv)
 	}
 	now = rc_now_us();
 	for (i = 0; i < n; i++)
-		printf("result %u %u %llu %llu %llu\n", i, st[i].p.a.qp->qp_num,
+		printf("result %u %u %llu %llu %llu\n", i, paced_qpn(&st[i]),
 		       st[i].limit, kbps(&st[i].win[0], st[i].frame_bytes),
 		       st[i].win[0].messages);
 	if (changed)
-		printf("changed 0 %u %llu %llu %llu\n", st[0].p.a.qp->qp_num,
+		printf("changed 0 %u %llu %llu %llu\n", paced_qpn(&st[0]),
 		       change_limit, kbps(&st[0].win[1], st[0].frame_bytes),
 		       st[0].win[1].messages);
 	/* the QPs are destroyed with WRs outstanding: they flush */

@@ -15,6 +15,8 @@
 #     least 70 % of the rest;
 #   - a rate changed while the QP sends: each rate within 5 % (the half
 #     second after the change is left out);
+#   - a UC QP, and an RC responder's read responses (limit on srdma1's
+#     QP): each within 5 %;
 #   - no retransmission and no ACK timeout on either device meanwhile, and
 #     the throttling counted.
 # Then the administrator's errors: an unknown device, a QP that does not
@@ -40,12 +42,13 @@ table=$SRDMA_RESULTS/rate-table.txt
 : > "$table"
 runs=0
 
-# rate [-c AT:LIMIT] LIMIT...: rate_bw with these limits (kbit/s, 0: none);
-# its output, and the retransmissions and ACK timeouts of the run, are in
-# $SRDMA_RESULTS/rate-N.out
+# rate [-c AT:LIMIT] [-u | -r] LIMIT...: rate_bw with these limits
+# (kbit/s, 0: none); its output, and the retransmissions and ACK timeouts
+# of the run, are in $SRDMA_RESULTS/rate-N.out
 rate() {
 	local opts=() r0 t0 rc
 	[ "$1" = -c ] && opts=(-c "$2") && shift 2
+	case $1 in -u | -r) opts+=("$1"); shift ;; esac
 	runs=$((runs + 1))
 	out=$SRDMA_RESULTS/rate-$runs.out
 	r0=$(($(counter srdma0 retransmits) + $(counter srdma1 retransmits)))
@@ -124,6 +127,14 @@ u=$(achieved 1)
 echo "| unlimited, next to limited | - | $u | - |" >> "$table"
 check "the unlimited QP gets at least 70 % of the rest ($u of $((max - l)) kbit/s)" \
 	test "$u" -ge $(((max - l) * 7 / 10))
+
+# the other senders the bucket paces: UC requests, an RC responder's
+# read responses
+l=$((max * 3 / 10 / 1000 * 1000))
+check "a UC QP at $l kbit/s: completes" rate -u "$l"
+check "the UC QP within 5 % of $l" within "$l" "$(achieved 0)" 5 "UC WRITE"
+check "RDMA READ, the responder at $l kbit/s: completes" rate -r "$l"
+check "the read responses within 5 % of $l" within "$l" "$(achieved 0)" 5 "READ responses"
 
 # unchanged NAME BEFORE: the counter NAME of both devices is still BEFORE;
 # prints each run's count
