@@ -1189,6 +1189,67 @@ static void vt_rate_from_verbs(struct kunit *test)
 	ib_destroy_qp(qp);
 }
 
+/* a UD send of @qp to @ah, signaled; its completion's status, or -1 */
+static int vt_ud_send(struct ib_qp *qp, struct ib_cq *cq, struct ib_ah *ah)
+{
+	const struct ib_send_wr *bad;
+	struct ib_ud_wr wr = {
+		.wr = { .opcode = IB_WR_SEND, .send_flags = IB_SEND_SIGNALED },
+		.ah = ah,
+		.remote_qpn = 0x42,
+		.remote_qkey = 0x11111111,
+	};
+	struct ib_wc wc;
+	int i;
+
+	if (ib_post_send(qp, &wr.wr, &bad))
+		return -1;
+	for (i = 0; i < 100; i++) {
+		if (ib_poll_cq(cq, 1, &wc) == 1)
+			return wc.status;
+		usleep_range(5000, 10000);
+	}
+	return -1;
+}
+
+/* a UD QP is paced at the static_rate of the AH it sends to */
+static void vt_ud_rate_from_ah(struct kunit *test)
+{
+	static const u8 rates[] = { IB_RATE_10_GBPS, IB_RATE_5_GBPS,
+				    IB_RATE_PORT_CURRENT };
+	struct vt_ctx *ctx = test->priv;
+	struct rdma_ah_attr ah_attr;
+	struct ib_qp_attr attr = {};
+	struct srdma_qp *sqp;
+	struct ib_ah *ah;
+	struct ib_qp *qp;
+	int i;
+
+	qp = vt_create_qp(test, IB_QPT_UD, ctx->cq, NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(qp));
+	sqp = to_srdma_qp(qp);
+	attr.port_num = SRDMA_PORT;
+	attr.qkey = 0x11111111;
+	KUNIT_ASSERT_EQ(test, vt_modify(qp, IB_QPS_INIT, IB_QP_PKEY_INDEX |
+					IB_QP_PORT | IB_QP_QKEY, &attr), 0);
+	KUNIT_ASSERT_EQ(test, vt_modify(qp, IB_QPS_RTR, 0, &attr), 0);
+	KUNIT_ASSERT_EQ(test, vt_modify(qp, IB_QPS_RTS, IB_QP_SQ_PSN, &attr), 0);
+	for (i = 0; i < ARRAY_SIZE(rates); i++) {
+		vt_fill_av(&ah_attr);
+		rdma_ah_set_static_rate(&ah_attr, rates[i]);
+		ah = rdma_create_ah(ctx->pd, &ah_attr, RDMA_CREATE_AH_SLEEPABLE);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(ah));
+		KUNIT_EXPECT_EQ(test, vt_ud_send(qp, ctx->cq, ah), IB_WC_SUCCESS);
+		KUNIT_EXPECT_EQ(test, sqp->rate.cfg.av_kbps,
+				srdma_static_rate_kbps(rates[i]));
+		/* in force: the engine applied it before it sent */
+		KUNIT_EXPECT_EQ(test, READ_ONCE(sqp->rate.tbf.kbps),
+				srdma_static_rate_kbps(rates[i]));
+		rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
+	}
+	KUNIT_EXPECT_EQ(test, ib_destroy_qp(qp), 0);
+}
+
 static struct kunit_case vt_cases[] = {
 	KUNIT_CASE(vt_qp_walks_every_state),
 	KUNIT_CASE(vt_refused_modify_changes_nothing),
@@ -1207,6 +1268,7 @@ static struct kunit_case vt_cases[] = {
 	KUNIT_CASE(vt_rc_rnr_retry_exceeded),
 	KUNIT_CASE(vt_rc_retry_exceeded),
 	KUNIT_CASE(vt_rate_from_verbs),
+	KUNIT_CASE(vt_ud_rate_from_ah),
 	{}
 };
 

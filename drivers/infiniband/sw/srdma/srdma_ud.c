@@ -96,6 +96,18 @@ static int srdma_ud_send_pkt(struct srdma_qp *qp, struct srdma_swqe *swqe,
 	return srdma_qp_xmit_to(qp, av, NULL, skb);
 }
 
+/*
+ * A UD QP's address vector rate is the static_rate of the AH it sends to
+ * now: one bucket, at the rate of the path of the datagram at its head.
+ */
+static void srdma_ud_rate(struct srdma_qp *qp, const struct srdma_av *av)
+{
+	/* a stale read costs one needless update, under the lock */
+	if (READ_ONCE(qp->rate.cfg.av_kbps) !=
+	    srdma_static_rate_kbps(av->static_rate))
+		srdma_qp_rate_set_av(qp, av->static_rate);
+}
+
 /**
  * srdma_ud_req_step() - send one WQE of a UD or GSI QP
  * @qp: the QP, in RTS
@@ -118,6 +130,7 @@ bool srdma_ud_req_step(struct srdma_qp *qp, struct srdma_swqe *swqe)
 		srdma_req_wqe_done(qp, swqe, IB_WC_LOC_QP_OP_ERR);
 		return true;
 	}
+	srdma_ud_rate(qp, &av);
 	if (srdma_sched_may_send(qp) == SRDMA_SEND_WAIT)
 		return false;
 	err = srdma_ud_send_pkt(qp, swqe, &av);
