@@ -11,6 +11,8 @@ packages=(
 	python3 perl sparse linux-source-6.1 linux-headers-amd64
 	# the test rig
 	qemu-system-x86 iproute2 procps
+	# the two-VM scenarios check the shared network with ping
+	iputils-ping
 	# userspace clients, run inside the VMs from this machine's root
 	ibverbs-utils ibverbs-providers rdmacm-utils perftest nvme-cli fio
 	libibverbs-dev librdmacm-dev
