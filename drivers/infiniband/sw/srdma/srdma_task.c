@@ -66,11 +66,17 @@ static void srdma_task_run(struct srdma_qp *qp)
 	local_bh_disable();
 	WRITE_ONCE(t->cpu, smp_processor_id());
 	do {
-		clear_bit(SRDMA_TASK_MORE, &t->flags);
-		/* look at the work after clearing MORE, not before */
-		smp_mb__after_atomic();
-		while (!test_bit(SRDMA_TASK_PAUSED, &t->flags) &&
-		       (done = srdma_engine_step(qp))) {
+		while (!test_bit(SRDMA_TASK_PAUSED, &t->flags)) {
+			/*
+			 * Before each pass: a kick whose work a pass took
+			 * costs no pass more.
+			 */
+			clear_bit(SRDMA_TASK_MORE, &t->flags);
+			/* look at the work after clearing MORE, not before */
+			smp_mb__after_atomic();
+			done = srdma_engine_step(qp);
+			if (!done)
+				break;
 			if (done < budget) {
 				budget -= done;
 				continue;
