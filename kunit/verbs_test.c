@@ -16,6 +16,8 @@
 
 #include "srdma.h"
 
+#define VT_UD_QKEY	0x11111111
+
 #define VT_DEV_NAME	"srdma_kunit0"
 #define VT_WR		8
 
@@ -231,6 +233,18 @@ static void vt_fill_rtr(struct ib_qp_attr *attr)
 	attr->rq_psn = 0xabcdef;
 	attr->max_dest_rd_atomic = 4;
 	attr->min_rnr_timer = 12;
+}
+
+/* RESET -> INIT -> RTR -> RTS for a UD QP, Q_Key VT_UD_QKEY */
+static void vt_ud_to_rts(struct kunit *test, struct ib_qp *qp)
+{
+	struct ib_qp_attr attr = { .port_num = SRDMA_PORT,
+				   .qkey = VT_UD_QKEY };
+
+	KUNIT_ASSERT_EQ(test, vt_modify(qp, IB_QPS_INIT, IB_QP_PKEY_INDEX |
+					IB_QP_PORT | IB_QP_QKEY, &attr), 0);
+	KUNIT_ASSERT_EQ(test, vt_modify(qp, IB_QPS_RTR, 0, &attr), 0);
+	KUNIT_ASSERT_EQ(test, vt_modify(qp, IB_QPS_RTS, IB_QP_SQ_PSN, &attr), 0);
 }
 
 /* RESET -> INIT -> RTR -> RTS for an RC QP, as the IBTA table requires */
@@ -652,7 +666,6 @@ static void vt_ah_and_ud_send(struct kunit *test)
 	const struct ib_send_wr *bad;
 	struct rdma_ah_attr ah_attr, back;
 	struct ib_ud_wr wr = {};
-	struct ib_qp_attr attr = {};
 	struct ib_ah *ah;
 	struct ib_qp *qp;
 
@@ -665,16 +678,11 @@ static void vt_ah_and_ud_send(struct kunit *test)
 
 	qp = vt_create_qp(test, IB_QPT_UD, ctx->cq, NULL);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(qp));
-	attr.port_num = SRDMA_PORT;
-	attr.qkey = 0x11111111;
-	KUNIT_ASSERT_EQ(test, vt_modify(qp, IB_QPS_INIT, IB_QP_PKEY_INDEX |
-					IB_QP_PORT | IB_QP_QKEY, &attr), 0);
-	KUNIT_ASSERT_EQ(test, vt_modify(qp, IB_QPS_RTR, 0, &attr), 0);
-	KUNIT_ASSERT_EQ(test, vt_modify(qp, IB_QPS_RTS, IB_QP_SQ_PSN, &attr), 0);
+	vt_ud_to_rts(test, qp);
 	wr.wr.wr_id = 1;
 	wr.wr.opcode = IB_WR_SEND;
 	wr.remote_qpn = 0x42;
-	wr.remote_qkey = 0x11111111;
+	wr.remote_qkey = VT_UD_QKEY;
 	KUNIT_EXPECT_EQ(test, ib_post_send(qp, &wr.wr, &bad), -EINVAL); /* no AH */
 	wr.ah = ah;
 	KUNIT_EXPECT_EQ(test, ib_post_send(qp, &wr.wr, &bad), 0);
@@ -1197,7 +1205,7 @@ static int vt_ud_send(struct ib_qp *qp, struct ib_cq *cq, struct ib_ah *ah)
 		.wr = { .opcode = IB_WR_SEND, .send_flags = IB_SEND_SIGNALED },
 		.ah = ah,
 		.remote_qpn = 0x42,
-		.remote_qkey = 0x11111111,
+		.remote_qkey = VT_UD_QKEY,
 	};
 	struct ib_wc wc;
 	int i;
@@ -1219,7 +1227,6 @@ static void vt_ud_rate_from_ah(struct kunit *test)
 				    IB_RATE_PORT_CURRENT };
 	struct vt_ctx *ctx = test->priv;
 	struct rdma_ah_attr ah_attr;
-	struct ib_qp_attr attr = {};
 	struct srdma_qp *sqp;
 	struct ib_ah *ah;
 	struct ib_qp *qp;
@@ -1228,12 +1235,7 @@ static void vt_ud_rate_from_ah(struct kunit *test)
 	qp = vt_create_qp(test, IB_QPT_UD, ctx->cq, NULL);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(qp));
 	sqp = to_srdma_qp(qp);
-	attr.port_num = SRDMA_PORT;
-	attr.qkey = 0x11111111;
-	KUNIT_ASSERT_EQ(test, vt_modify(qp, IB_QPS_INIT, IB_QP_PKEY_INDEX |
-					IB_QP_PORT | IB_QP_QKEY, &attr), 0);
-	KUNIT_ASSERT_EQ(test, vt_modify(qp, IB_QPS_RTR, 0, &attr), 0);
-	KUNIT_ASSERT_EQ(test, vt_modify(qp, IB_QPS_RTS, IB_QP_SQ_PSN, &attr), 0);
+	vt_ud_to_rts(test, qp);
 	for (i = 0; i < ARRAY_SIZE(rates); i++) {
 		vt_fill_av(&ah_attr);
 		rdma_ah_set_static_rate(&ah_attr, rates[i]);
