@@ -351,6 +351,20 @@ static void srdma_comp_pkt(struct srdma_qp *qp, struct sk_buff *skb)
 		srdma_comp_restart_timer(qp);
 }
 
+/*
+ * Whether the oldest send WQE is done or a drain may have ended: read
+ * without sq.lock, as only the engine, which calls this, moves them on.
+ */
+static bool srdma_sq_complete_due(struct srdma_qp *qp)
+{
+	u32 oldest = srdma_queue_consumer(&qp->sq.queue);
+
+	if (srdma_qp_state(qp) == IB_QPS_SQD)
+		return true;
+	return oldest != qp->req.fetched &&
+	       srdma_swqe(qp, oldest)->state == SRDMA_SWQE_DONE;
+}
+
 /**
  * srdma_sq_complete() - complete the send WQEs that are done, in order
  * @qp: the QP
@@ -371,6 +385,8 @@ bool srdma_sq_complete(struct srdma_qp *qp)
 	u32 req_next;
 	bool drained;
 
+	if (!srdma_sq_complete_due(qp))
+		return false;
 	spin_lock_irqsave(&qp->sq.lock, flags);
 	while (qp->state != IB_QPS_ERR && srdma_queue_consumer(q) != qp->req.fetched) {
 		swqe = srdma_swqe(qp, srdma_queue_consumer(q));

@@ -103,7 +103,9 @@ struct sk_buff *srdma_reorder_dequeue(struct srdma_qp *qp,
 	struct sk_buff *skb = srdma_reorder_next(ahead, expected);
 
 	if (!skb)
-		return skb_dequeue(queue);
+		/* an engine pass that finds nothing takes no lock */
+		return skb_queue_empty_lockless(queue) ? NULL :
+			skb_dequeue(queue);
 	srdma_count(to_srdma_dev(qp->ibqp.device), SRDMA_CNT_REORDERED);
 	return skb;
 }

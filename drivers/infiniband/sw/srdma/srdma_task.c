@@ -33,28 +33,47 @@ static void srdma_task_queue(struct srdma_task *t)
 	queue_work_on(READ_ONCE(t->cpu), srdma_engine_wq, &t->work);
 }
 
-/* one pass over the engine: how many packets and events it handled */
-static unsigned int srdma_engine_step(struct srdma_qp *qp)
+/* a timer's event for the engine, taken (test first: no atomic write) */
+static bool srdma_task_event(struct srdma_qp *qp, int event)
 {
-	unsigned int done;
+	return test_bit(event, &qp->events) &&
+	       test_and_clear_bit(event, &qp->events);
+}
 
-	done = srdma_comp_run(qp);
+/*
+ * One pass over the engine: how many packets and events it handled. It
+ * asks for another pass (@again) only where its own work may have left
+ * some: the requester's WQEs done complete in the completer, a sub-engine
+ * stopped at its batch, a read to answer, packets that came meanwhile.
+ * A pass that would only confirm there is nothing left costs as much as
+ * the rest of a small message's run.
+ */
+static unsigned int srdma_engine_step(struct srdma_qp *qp, bool *again)
+{
+	unsigned int comp, resp, req, events = 0;
+
+	comp = srdma_comp_run(qp);
 	/*
 	 * The ACK timeout is judged once the responses that came are taken:
 	 * an engine that runs late must not time out on an ACK it holds.
 	 */
 	if (skb_queue_empty_lockless(&qp->comp_pkts) &&
-	    test_and_clear_bit(SRDMA_EV_RETRY, &qp->events)) {
+	    srdma_task_event(qp, SRDMA_EV_RETRY)) {
 		srdma_comp_retry_timer(qp);
-		done++;
+		events++;
 	}
-	if (test_and_clear_bit(SRDMA_EV_RNR, &qp->events)) {
+	if (srdma_task_event(qp, SRDMA_EV_RNR)) {
 		srdma_comp_rnr_timer(qp);
-		done++;
+		events++;
 	}
-	done += srdma_resp_run(qp);
-	done += srdma_req_run(qp);
-	return done;
+	resp = srdma_resp_run(qp);
+	req = srdma_req_run(qp);
+	*again = req || events || comp >= SRDMA_ENGINE_BATCH ||
+		 resp >= SRDMA_ENGINE_BATCH || qp->resp.read ||
+		 !skb_queue_empty_lockless(&qp->comp_pkts) ||
+		 !skb_queue_empty_lockless(&qp->resp_pkts) ||
+		 READ_ONCE(qp->events);
+	return comp + events + resp + req;
 }
 
 /* run the engine; the caller holds SRDMA_TASK_RUNNING */
@@ -62,6 +81,7 @@ static void srdma_task_run(struct srdma_qp *qp)
 {
 	struct srdma_task *t = &qp->task;
 	unsigned int budget = SRDMA_TASK_BUDGET, done;
+	bool again;
 
 	local_bh_disable();
 	WRITE_ONCE(t->cpu, smp_processor_id());
@@ -69,22 +89,25 @@ static void srdma_task_run(struct srdma_qp *qp)
 		while (!test_bit(SRDMA_TASK_PAUSED, &t->flags)) {
 			/*
 			 * Before each pass: a kick whose work a pass took
-			 * costs no pass more.
+			 * costs no pass more. A kick that comes after the
+			 * test is seen once RUNNING is cleared, below.
 			 */
-			clear_bit(SRDMA_TASK_MORE, &t->flags);
-			/* look at the work after clearing MORE, not before */
-			smp_mb__after_atomic();
-			done = srdma_engine_step(qp);
-			if (!done)
-				break;
-			if (done < budget) {
-				budget -= done;
-				continue;
+			if (test_bit(SRDMA_TASK_MORE, &t->flags)) {
+				clear_bit(SRDMA_TASK_MORE, &t->flags);
+				/* look at the work after clearing MORE */
+				smp_mb__after_atomic();
 			}
-			/* the work item goes on, still RUNNING */
-			srdma_task_queue(t);
-			local_bh_enable();
-			return;
+			done = srdma_engine_step(qp, &again);
+			if (done >= budget) {
+				/* the work item goes on, still RUNNING */
+				srdma_task_queue(t);
+				local_bh_enable();
+				return;
+			}
+			budget -= done;
+			if (!done ||
+			    (!again && !test_bit(SRDMA_TASK_MORE, &t->flags)))
+				break;
 		}
 		/* nothing more to send: the round-robin goes on without it */
 		srdma_sched_idle(qp);
