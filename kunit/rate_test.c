@@ -187,6 +187,8 @@ static int sched_init(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, f);
 	f->sdev = kunit_kzalloc(test, sizeof(*f->sdev), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, f->sdev);
+	f->sdev->counters = alloc_percpu(struct srdma_counters);
+	KUNIT_ASSERT_NOT_NULL(test, f->sdev->counters);
 	srdma_port_rate_init(f->sdev);
 	for (i = 0; i < 2; i++) {
 		f->qp[i] = kunit_kzalloc(test, sizeof(*f->qp[i]), GFP_KERNEL);
@@ -211,6 +213,7 @@ static void sched_exit(struct kunit *test)
 		hrtimer_cancel(&f->qp[i]->rate.timer);
 		srdma_sched_leave(f->qp[i]);
 	}
+	free_percpu(f->sdev->counters);
 }
 
 /* may_send as the engine calls it, and the frame it then sends */
@@ -264,7 +267,7 @@ static void sched_round_robin(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, sched_kicked(a));
 	KUNIT_EXPECT_NE(test, sched_send(a, 4096), SRDMA_SEND_WAIT);
 	KUNIT_EXPECT_EQ(test, f->sdev->rate.nr_active, 2U);
-	KUNIT_EXPECT_EQ(test, atomic64_read(&f->sdev->counters[SRDMA_CNT_RR_WAITS]),
+	KUNIT_EXPECT_EQ(test, srdma_counter_read(f->sdev, SRDMA_CNT_RR_WAITS),
 			1LL);
 
 	/* B has nothing more: A goes on alone */

@@ -1129,8 +1129,8 @@ static void vt_rc_retry_exceeded(struct kunit *test)
 	const struct vt_rc_opts oa = { .dest_qpn = 0xabcdef, .timeout = 1,
 				       .retry_cnt = 2 };
 	const struct vt_rc_opts ob = { .timeout = 14 };
-	s64 retransmits = atomic64_read(&sdev->counters[SRDMA_CNT_RETRANSMITS]);
-	s64 timeouts = atomic64_read(&sdev->counters[SRDMA_CNT_TIMEOUTS]);
+	s64 retransmits = srdma_counter_read(sdev, SRDMA_CNT_RETRANSMITS);
+	s64 timeouts = srdma_counter_read(sdev, SRDMA_CNT_TIMEOUTS);
 	struct vt_rc rc;
 
 	vt_rc_setup(test, &rc, &oa, &ob);
@@ -1138,14 +1138,14 @@ static void vt_rc_retry_exceeded(struct kunit *test)
 	vt_rc_expect(test, &rc, 1, IB_WC_RETRY_EXC_ERR, 0);
 	KUNIT_EXPECT_EQ(test, vt_state(rc.a, &(struct ib_qp_attr){}),
 			IB_QPS_ERR);
-	KUNIT_EXPECT_EQ(test, atomic64_read(&sdev->counters[SRDMA_CNT_TIMEOUTS]) -
+	KUNIT_EXPECT_EQ(test, srdma_counter_read(sdev, SRDMA_CNT_TIMEOUTS) -
 			timeouts, 3);
 	/*
 	 * two packets; after a timeout only the oldest goes again (a probe),
 	 * once at each of the two retries
 	 */
 	KUNIT_EXPECT_EQ(test,
-			atomic64_read(&sdev->counters[SRDMA_CNT_RETRANSMITS]) -
+			srdma_counter_read(sdev, SRDMA_CNT_RETRANSMITS) -
 			retransmits, 2);
 	vt_rc_teardown(&rc);
 }

@@ -121,6 +121,11 @@ enum srdma_counter {
 	SRDMA_NUM_COUNTERS
 };
 
+/* one CPU's share of a device's counts (srdma_counter_read() sums them) */
+struct srdma_counters {
+	u64 value[SRDMA_NUM_COUNTERS];
+};
+
 /**
  * struct srdma_dev - one srdma device, bound to one Ethernet netdev
  * @ib_dev: the device ib_core knows; first, as ib_alloc_device() requires
@@ -146,7 +151,7 @@ enum srdma_counter {
  * @srq_next: next SRQ number to try
  * @cq_count: CQs allocated, against SRDMA_MAX_CQ
  * @qp_count: QPs allocated, against SRDMA_MAX_QP
- * @counters: enum srdma_counter, shown by rdma statistic
+ * @counters: per CPU, by enum srdma_counter; shown by rdma statistic
  * @rate: the port's rate settings and round-robin
  * @mcast_mutex: serializes attaching and detaching
  * @mcast_groups: multicast groups with attached QPs (srdma_mcast.c)
@@ -182,7 +187,7 @@ struct srdma_dev {
 	u32 srq_next;
 	atomic_t cq_count;
 	atomic_t qp_count;
-	atomic64_t counters[SRDMA_NUM_COUNTERS];
+	struct srdma_counters __percpu *counters;
 	struct srdma_port_rate rate;
 	struct mutex mcast_mutex;	/* serializes attach and detach */
 	struct list_head mcast_groups;
@@ -192,9 +197,19 @@ struct srdma_dev {
 	struct packet_type raw_tap;
 };
 
+/*
+ * Counted per CPU: a count shared by the CPUs would move its cache line
+ * between them at every packet.
+ */
+static inline void srdma_count_add(struct srdma_dev *sdev,
+				   enum srdma_counter c, u64 n)
+{
+	this_cpu_add(sdev->counters->value[c], n);
+}
+
 static inline void srdma_count(struct srdma_dev *sdev, enum srdma_counter c)
 {
-	atomic64_inc(&sdev->counters[c]);
+	srdma_count_add(sdev, c, 1);
 }
 
 static inline struct srdma_dev *to_srdma_dev(struct ib_device *ib_dev)
@@ -893,6 +908,7 @@ struct rdma_hw_stats *srdma_alloc_hw_port_stats(struct ib_device *ib_dev,
 						u32 port_num);
 int srdma_get_hw_stats(struct ib_device *ib_dev, struct rdma_hw_stats *stats,
 		       u32 port_num, int index);
+u64 srdma_counter_read(struct srdma_dev *sdev, enum srdma_counter c);
 
 /* srdma_main.c */
 void srdma_dealloc_driver(struct ib_device *ib_dev);

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
  * Per-device counters of the data path, shown by `rdma statistic show` and
- * in /sys/class/infiniband/<dev>/ports/1/hw_counters/.
+ * in /sys/class/infiniband/<dev>/ports/1/hw_counters/. Each CPU counts in
+ * its own copy; a read sums them.
  */
+#include <kunit/visibility.h>
+
 #include "srdma.h"
 
 static const struct rdma_stat_desc srdma_counter_descs[] = {
@@ -49,6 +52,26 @@ int srdma_get_hw_stats(struct ib_device *ib_dev, struct rdma_hw_stats *stats,
 	int i;
 
 	for (i = 0; i < SRDMA_NUM_COUNTERS; i++)
-		stats->value[i] = atomic64_read(&sdev->counters[i]);
+		stats->value[i] = srdma_counter_read(sdev, i);
 	return SRDMA_NUM_COUNTERS;
 }
+
+/**
+ * srdma_counter_read() - a device's count, summed over the CPUs
+ * @sdev: the device
+ * @c: the counter
+ *
+ * On 32-bit machines a CPU's share can be read torn while it counts.
+ *
+ * Return: the count.
+ */
+u64 srdma_counter_read(struct srdma_dev *sdev, enum srdma_counter c)
+{
+	u64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += per_cpu_ptr(sdev->counters, cpu)->value[c];
+	return sum;
+}
+EXPORT_SYMBOL_IF_KUNIT(srdma_counter_read);

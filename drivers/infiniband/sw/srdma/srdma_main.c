@@ -115,6 +115,7 @@ void srdma_dealloc_driver(struct ib_device *ib_dev)
 	srdma_dev_free_objects(sdev);
 	srdma_net_put(sdev->net);
 	srdma_unclaim_ndev(sdev);
+	free_percpu(sdev->counters);
 }
 
 /**
@@ -138,6 +139,12 @@ VISIBLE_IF_KUNIT int srdma_newlink(const char *ibdev_name,
 	sdev = ib_alloc_device(srdma_dev, ib_dev);
 	if (!sdev)
 		return -ENOMEM;
+	/* before srdma_claim_ndev(): packets may come from then on */
+	sdev->counters = alloc_percpu(struct srdma_counters);
+	if (!sdev->counters) {
+		err = -ENOMEM;
+		goto err_dealloc;
+	}
 	INIT_WORK(&sdev->unregister_work, srdma_unregister_work);
 	spin_lock_init(&sdev->port_lock);
 	/* A parallel unregistration may free it as soon as it is registered. */
@@ -145,11 +152,11 @@ VISIBLE_IF_KUNIT int srdma_newlink(const char *ibdev_name,
 
 	err = srdma_claim_ndev(sdev, ndev);
 	if (err)
-		goto err_dealloc;
+		goto err_free_counters;
 	err = srdma_net_get(sdev->net, ndev);
 	if (err) {
 		srdma_unclaim_ndev(sdev);
-		goto err_dealloc;
+		goto err_free_counters;
 	}
 
 	/* From here on srdma_dealloc_driver() undoes all of the above. */
@@ -179,6 +186,8 @@ VISIBLE_IF_KUNIT int srdma_newlink(const char *ibdev_name,
 	put_device(&sdev->ib_dev.dev);
 	return 0;
 
+err_free_counters:
+	free_percpu(sdev->counters);
 err_dealloc:
 	ib_dealloc_device(&sdev->ib_dev);
 	put_device(&sdev->ib_dev.dev);

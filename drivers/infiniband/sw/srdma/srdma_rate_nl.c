@@ -257,10 +257,10 @@ static int srdma_nl_port_get(struct sk_buff *skb, struct genl_info *info)
 	    nla_put_u32(msg, SRDMA_ATTR_BURST_BYTES, burst) ||
 	    nla_put_u64_64bit(msg, SRDMA_ATTR_PORT_KBPS, kbps, SRDMA_ATTR_PAD) ||
 	    nla_put_u64_64bit(msg, SRDMA_ATTR_THROTTLE_EVENTS,
-			      atomic64_read(&sdev->counters[SRDMA_CNT_RATE_THROTTLES]),
+			      srdma_counter_read(sdev, SRDMA_CNT_RATE_THROTTLES),
 			      SRDMA_ATTR_PAD) ||
 	    nla_put_u64_64bit(msg, SRDMA_ATTR_THROTTLED_NS,
-			      atomic64_read(&sdev->counters[SRDMA_CNT_RATE_THROTTLED_NS]),
+			      srdma_counter_read(sdev, SRDMA_CNT_RATE_THROTTLED_NS),
 			      SRDMA_ATTR_PAD)) {
 		nlmsg_free(msg);
 		err = -EMSGSIZE;

@@ -159,8 +159,8 @@ enum srdma_send srdma_sched_may_send(struct srdma_qp *qp)
 	if (r->throttled_since) {
 		WRITE_ONCE(r->throttled_ns,
 			   r->throttled_ns + now - r->throttled_since);
-		atomic64_add(now - r->throttled_since,
-			     &sdev->counters[SRDMA_CNT_RATE_THROTTLED_NS]);
+		srdma_count_add(sdev, SRDMA_CNT_RATE_THROTTLED_NS,
+				now - r->throttled_since);
 		r->throttled_since = 0;
 	}
 
