@@ -14,8 +14,10 @@
  * twice).
  *
  * ACKs are coalesced: one, for the newest PSN, after each batch of
- * requests that asked for one. An error NAKs the request, completes the
- * receive WQE under way in error and moves the QP to ERR.
+ * requests that asked for one; a message that fills a receive WQE with no
+ * request behind it is acknowledged before its completion is posted. An
+ * error NAKs the request, completes the receive WQE under way in error and
+ * moves the QP to ERR.
  *
  * UC requests go through the same execution without ACKs or NAKs (see
  * srdma_resp_uc_pkt()); srdma_resp_run() also hands UD datagrams and raw
@@ -273,6 +275,32 @@ static unsigned int srdma_resp_send_read(struct srdma_qp *qp)
 	return sent;
 }
 
+/* the RC request @skb is executed: the next PSN is expected, an ACK due */
+static void srdma_resp_executed(struct srdma_qp *qp, struct sk_buff *skb)
+{
+	qp->resp.epsn = srdma_psn_add(srdma_pkt(skb)->psn, 1);
+	if (srdma_bth_ackreq((struct srdma_bth *)skb->data))
+		qp->resp.ack_pending = true;
+}
+
+/*
+ * The message of @skb filled its receive WQE. On RC its ACK goes first,
+ * unless more requests wait (one ACK then covers them all): the process
+ * that polls this completion may post its answer at once, and should find
+ * the engine done, not still sending the ACK, so that the answer goes out
+ * from its own CPU.
+ */
+static void srdma_resp_recv_done(struct srdma_qp *qp, struct sk_buff *skb,
+				 struct ib_wc *wc)
+{
+	if (qp->ibqp.qp_type == IB_QPT_RC) {
+		srdma_resp_executed(qp, skb);
+		if (skb_queue_empty_lockless(&qp->resp_pkts))
+			srdma_resp_flush_ack(qp);
+	}
+	srdma_rwqe_complete(qp, wc, srdma_bth_se((struct srdma_bth *)skb->data));
+}
+
 static enum srdma_resp_verdict srdma_resp_send(struct srdma_qp *qp,
 					       struct sk_buff *skb, u32 flags)
 {
@@ -310,7 +338,7 @@ static enum srdma_resp_verdict srdma_resp_send(struct srdma_qp *qp,
 	wc.byte_len = resp->placed;
 	resp->msg = 0;
 	resp->msn++;
-	srdma_rwqe_complete(qp, &wc, srdma_bth_se(bth));
+	srdma_resp_recv_done(qp, skb, &wc);
 	return SRDMA_RESP_DONE;
 }
 
@@ -367,7 +395,7 @@ static enum srdma_resp_verdict srdma_resp_write(struct srdma_qp *qp,
 		wc.ex.imm_data = *(__be32 *)srdma_hdr(bth, SRDMA_OP_IMMDT);
 		wc.wc_flags = IB_WC_WITH_IMM;
 		wc.byte_len = resp->write_length;
-		srdma_rwqe_complete(qp, &wc, srdma_bth_se(bth));
+		srdma_resp_recv_done(qp, skb, &wc);
 	}
 	return SRDMA_RESP_DONE;
 }
@@ -599,9 +627,9 @@ static void srdma_resp_pkt(struct srdma_qp *qp, struct sk_buff *skb)
 	verdict = srdma_resp_execute(qp, skb);
 	switch (verdict) {
 	case SRDMA_RESP_DONE:
-		resp->epsn = srdma_psn_add(psn, 1);
-		if (srdma_bth_ackreq((struct srdma_bth *)skb->data))
-			resp->ack_pending = true;
+		/* unless its completion moved on already */
+		if (resp->epsn == psn)
+			srdma_resp_executed(qp, skb);
 		fallthrough;
 	case SRDMA_RESP_ANSWERED:
 		resp->nak_sent = false;
