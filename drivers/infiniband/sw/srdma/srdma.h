@@ -404,10 +404,12 @@ struct srdma_swqe {
  * @noack_pkts: packets sent since the last one that asked for an ACK
  * @rd_atomic: reads and atomics outstanding, against max_rd_atomic
  * @rnr_wait: an RNR NAK came: nothing is sent until its delay is over
+ * @doorbell: a user QP's SQ producer index at its last doorbell
  */
 struct srdma_req {
 	u32 index;
 	u32 fetched;
+	u32 doorbell;
 	u32 psn;
 	u32 psn_end;
 	u32 noack_pkts;

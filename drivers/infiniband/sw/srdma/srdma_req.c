@@ -97,6 +97,19 @@ static void srdma_swqe_fetch(struct srdma_qp *qp, u32 index)
 		swqe->state = SRDMA_SWQE_DONE;
 }
 
+/*
+ * Where the WQEs posted end. A process writes its ring, then rings the
+ * doorbell: a WQE the engine found before the doorbell would go out from
+ * wherever the engine runs then (often the peer's CPU, inside its system
+ * call), not from the process's own system call.
+ */
+static u32 srdma_req_posted(struct srdma_qp *qp)
+{
+	/* pairs with srdma_post_send(): the WQEs it covers are written */
+	return qp->user ? smp_load_acquire(&qp->req.doorbell) :
+			  srdma_queue_producer(&qp->sq.queue);
+}
+
 /**
  * srdma_req_next_wqe() - the WQE the requester is at, copied from the ring
  * the first time it gets there
@@ -109,8 +122,7 @@ static struct srdma_swqe *srdma_req_next_wqe(struct srdma_qp *qp)
 {
 	struct srdma_req *req = &qp->req;
 
-	if (req->rnr_wait ||
-	    req->index == srdma_queue_producer(&qp->sq.queue))
+	if (req->rnr_wait || req->index == srdma_req_posted(qp))
 		return NULL;
 	if (req->index == req->fetched) {
 		srdma_swqe_fetch(qp, req->index);

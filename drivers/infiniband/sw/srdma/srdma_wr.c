@@ -253,6 +253,9 @@ int srdma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 
 	/* librxe's doorbell: the WQEs are already in the ring */
 	if (qp->user) {
+		/* the requester sends up to here (srdma_req_posted()) */
+		smp_store_release(&qp->req.doorbell,
+				  srdma_queue_producer(&qp->sq.queue));
 		if (READ_ONCE(qp->state) == IB_QPS_ERR)
 			srdma_qp_flush(qp);
 		else
