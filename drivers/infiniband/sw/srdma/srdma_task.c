@@ -45,8 +45,8 @@ static bool srdma_task_event(struct srdma_qp *qp, int event)
  * asks for another pass (@again) only where its own work may have left
  * some: the requester's WQEs done complete in the completer, a sub-engine
  * stopped at its batch, a read to answer, packets that came meanwhile.
- * A pass that would only confirm there is nothing left costs as much as
- * the rest of a small message's run.
+ * A pass that only confirmed there was nothing left was two of the five
+ * passes of a small message.
  */
 static unsigned int srdma_engine_step(struct srdma_qp *qp, bool *again)
 {
