@@ -404,7 +404,8 @@ struct srdma_swqe {
  * @noack_pkts: packets sent since the last one that asked for an ACK
  * @rd_atomic: reads and atomics outstanding, against max_rd_atomic
  * @rnr_wait: an RNR NAK came: nothing is sent until its delay is over
- * @doorbell: a user QP's SQ producer index at its last doorbell
+ * @doorbell: a user QP's SQ producer index at its last doorbell, written
+ *            under the QP's sq.lock (srdma_req_doorbell())
  */
 struct srdma_req {
 	u32 index;
@@ -865,6 +866,7 @@ int srdma_swqe_copy(struct srdma_qp *qp, struct srdma_swqe *swqe, u64 offset,
 void srdma_req_advance(struct srdma_qp *qp);
 void srdma_req_wqe_done(struct srdma_qp *qp, struct srdma_swqe *swqe,
 			enum ib_wc_status status);
+void srdma_req_doorbell(struct srdma_qp *qp);
 void srdma_req_rewind(struct srdma_qp *qp);
 void srdma_req_xmit_refused(struct srdma_qp *qp);
 

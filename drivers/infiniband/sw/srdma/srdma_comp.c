@@ -357,10 +357,11 @@ static void srdma_comp_pkt(struct srdma_qp *qp, struct sk_buff *skb)
  */
 static bool srdma_sq_complete_due(struct srdma_qp *qp)
 {
-	u32 oldest = srdma_queue_consumer(&qp->sq.queue);
+	u32 oldest;
 
 	if (srdma_qp_state(qp) == IB_QPS_SQD)
 		return true;
+	oldest = srdma_queue_consumer(&qp->sq.queue);
 	return oldest != qp->req.fetched &&
 	       srdma_swqe(qp, oldest)->state == SRDMA_SWQE_DONE;
 }

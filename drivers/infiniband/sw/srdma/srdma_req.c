@@ -97,15 +97,32 @@ static void srdma_swqe_fetch(struct srdma_qp *qp, u32 index)
 		swqe->state = SRDMA_SWQE_DONE;
 }
 
-/*
- * Where the WQEs posted end. A process writes its ring, then rings the
- * doorbell: a WQE the engine found before the doorbell would go out from
- * wherever the engine runs then (often the peer's CPU, inside its system
- * call), not from the process's own system call.
+/**
+ * srdma_req_doorbell() - a process rang the doorbell of its user QP: the
+ * requester may send the WQEs its ring holds now
+ * @qp: the user QP
+ *
+ * A process writes its ring, then rings: a WQE the engine found before the
+ * doorbell would go out from wherever the engine runs then (often the
+ * peer's CPU, inside the peer's system call), not from the process's own
+ * system call. Under sq.lock, two threads' doorbells store the index in
+ * the order they read it, so it never goes back (nor races a reset).
  */
+void srdma_req_doorbell(struct srdma_qp *qp)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	/* pairs with srdma_req_posted(): the WQEs it covers are written */
+	smp_store_release(&qp->req.doorbell,
+			  srdma_queue_producer(&qp->sq.queue));
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+}
+
+/* where the WQEs the requester may send end (see srdma_req_doorbell()) */
 static u32 srdma_req_posted(struct srdma_qp *qp)
 {
-	/* pairs with srdma_post_send(): the WQEs it covers are written */
+	/* pairs with srdma_req_doorbell() */
 	return qp->user ? smp_load_acquire(&qp->req.doorbell) :
 			  srdma_queue_producer(&qp->sq.queue);
 }

@@ -253,16 +253,7 @@ int srdma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 
 	/* librxe's doorbell: the WQEs are already in the ring */
 	if (qp->user) {
-		/*
-		 * The requester sends up to here. Under sq.lock: two threads'
-		 * doorbells store in the order they read, so the index never
-		 * goes back (nor races a reset).
-		 */
-		spin_lock_irqsave(&qp->sq.lock, flags);
-		/* pairs with srdma_req_posted(): the WQEs are written */
-		smp_store_release(&qp->req.doorbell,
-				  srdma_queue_producer(&qp->sq.queue));
-		spin_unlock_irqrestore(&qp->sq.lock, flags);
+		srdma_req_doorbell(qp);
 		if (READ_ONCE(qp->state) == IB_QPS_ERR)
 			srdma_qp_flush(qp);
 		else
