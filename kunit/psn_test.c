@@ -105,7 +105,3 @@ static struct kunit_suite psn_test_suite = {
 };
 
 kunit_test_suite(psn_test_suite);
-
-MODULE_DESCRIPTION("KUnit suites for srdma");
-MODULE_LICENSE("Dual BSD/GPL");
-MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);

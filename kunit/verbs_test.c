@@ -1161,6 +1161,145 @@ static void vt_rc_retry_exceeded(struct kunit *test)
 	vt_rc_teardown(&rc);
 }
 
+/* until @counter reaches @count, within a second */
+static bool vt_wait_count(enum srdma_counter counter, u64 count)
+{
+	struct srdma_dev *sdev = to_srdma_dev(vt.ibdev);
+	int i;
+
+	for (i = 0; i < 1000; i++) {
+		if (srdma_counter_read(sdev, counter) >= count)
+			return true;
+		usleep_range(500, 1000);
+	}
+	return false;
+}
+
+/*
+ * Forge a packet of @opcode to @dest_qpn as a peer at @av would send it:
+ * transport headers zeroed but for the BTH, an AETH ACK and a DETH of
+ * VT_UD_QKEY, then @payload_bytes of 0xee (a multiple of 4: no pad).
+ */
+static void vt_forge(struct kunit *test, const struct srdma_av *av, u8 opcode,
+		     u32 dest_qpn, u32 psn, u32 payload_bytes)
+{
+	struct srdma_dev *sdev = to_srdma_dev(vt.ibdev);
+	u32 flags = srdma_op_flags(opcode);
+	struct srdma_bth *bth;
+	struct sk_buff *skb;
+
+	skb = srdma_pkt_alloc(sdev, opcode, payload_bytes, &bth);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	srdma_bth_init(bth, opcode, false, 0, dest_qpn, false, psn);
+	if (flags & SRDMA_OP_AETH)
+		((struct srdma_aeth *)srdma_hdr(bth, SRDMA_OP_AETH))->smsn =
+			srdma_aeth_make(SRDMA_AETH_ACK,
+					SRDMA_AETH_CREDITS_NONE, 0);
+	if (flags & SRDMA_OP_DETH) {
+		struct srdma_deth *deth = srdma_hdr(bth, SRDMA_OP_DETH);
+
+		deth->qkey = cpu_to_be32(VT_UD_QKEY);
+		deth->sqp = cpu_to_be32(0x42);
+	}
+	memset((u8 *)bth + srdma_op_hdr_bytes(opcode), 0xee, payload_bytes);
+	local_bh_disable();
+	srdma_xmit(sdev, av, NULL, SRDMA_UDP_SPORT_BASE, skb);
+	local_bh_enable();
+}
+
+/*
+ * Responses and ACKs that answer no request sent are dropped and counted,
+ * not held: a READ issued later at their PSNs gets the peer's bytes.
+ */
+static void vt_rc_unsolicited_responses_dropped(struct kunit *test)
+{
+	const struct vt_rc_opts o = { .timeout = 14, .retry_cnt = 7,
+				      .rnr_retry = 7 };
+	struct srdma_dev *sdev = to_srdma_dev(vt.ibdev);
+	u64 drops = srdma_counter_read(sdev, SRDMA_CNT_DROP_UNSOLICITED);
+	const u32 len = 1024 + 100;	/* two responses at path MTU 1024 */
+	struct srdma_av *peer;
+	struct srdma_qp *qa;
+	struct vt_rc rc;
+
+	vt_rc_setup(test, &rc, &o, &o);
+	qa = to_srdma_qp(rc.a);
+	peer = &to_srdma_qp(rc.b)->av;
+	/* the requester is idle at VT_PSN */
+	vt_forge(test, peer, IB_OPCODE_RC_RDMA_READ_RESPONSE_LAST, rc.a->qp_num,
+		 VT_PSN + 1, 100);
+	vt_forge(test, peer, IB_OPCODE_RC_RDMA_READ_RESPONSE_ONLY,
+		 rc.a->qp_num, VT_PSN + 2, 8);
+	vt_forge(test, peer, IB_OPCODE_RC_ATOMIC_ACKNOWLEDGE, rc.a->qp_num,
+		 VT_PSN + 3, 0);
+	vt_forge(test, peer, IB_OPCODE_RC_ACKNOWLEDGE, rc.a->qp_num, VT_PSN, 0);
+	KUNIT_EXPECT_TRUE(test, vt_wait_count(SRDMA_CNT_DROP_UNSOLICITED,
+					      drops + 4));
+	KUNIT_EXPECT_EQ(test, skb_queue_len(&qa->comp_ahead), 0U);
+
+	KUNIT_EXPECT_EQ(test, vt_rc_post(&rc, IB_WR_RDMA_READ, 1, len,
+					 (uintptr_t)rc.src), 0);
+	vt_rc_expect(test, &rc, 1, IB_WC_SUCCESS, IB_WC_RDMA_READ);
+	KUNIT_EXPECT_EQ(test, memcmp(rc.dst, rc.src, len), 0);
+	KUNIT_EXPECT_EQ(test, srdma_counter_read(sdev,
+						 SRDMA_CNT_DROP_UNSOLICITED),
+			drops + 4);
+	vt_rc_teardown(&rc);
+}
+
+/* a datagram longer than the port's MTU is dropped, one that fits is not */
+static void vt_ud_over_mtu_dropped(struct kunit *test)
+{
+	struct srdma_dev *sdev = to_srdma_dev(vt.ibdev);
+	u64 drops = srdma_counter_read(sdev, SRDMA_CNT_DROP_TOO_LONG);
+	u32 mtu = ib_mtu_enum_to_int(READ_ONCE(sdev->active_mtu));
+	struct vt_ctx *ctx = test->priv;
+	const struct ib_recv_wr *bad;
+	struct rdma_ah_attr ah_attr;
+	struct ib_sge sge = { .lkey = ctx->pd->local_dma_lkey };
+	struct ib_recv_wr wr = { .wr_id = 7, .sg_list = &sge, .num_sge = 1 };
+	struct ib_wc wc;
+	struct ib_ah *ah;
+	struct ib_qp *qp;
+	bool got;
+	u8 *buf;
+
+	sge.length = sizeof(struct ib_grh) + 2 * mtu;
+	buf = kunit_kzalloc(test, sge.length, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	sge.addr = (uintptr_t)buf;
+	vt_fill_av(&ah_attr);
+	ah = rdma_create_ah(ctx->pd, &ah_attr, RDMA_CREATE_AH_SLEEPABLE);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(ah));
+	qp = vt_create_qp(test, IB_QPT_UD, ctx->cq, NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(qp));
+	vt_ud_to_rts(test, qp);
+	KUNIT_ASSERT_EQ(test, ib_post_recv(qp, &wr, &bad), 0);
+
+	vt_forge(test, &to_srdma_ah(ah)->av, IB_OPCODE_UD_SEND_ONLY,
+		 qp->qp_num, 0, mtu + 4);
+	KUNIT_EXPECT_TRUE(test, vt_wait_count(SRDMA_CNT_DROP_TOO_LONG,
+					      drops + 1));
+	KUNIT_EXPECT_EQ(test, ib_poll_cq(ctx->cq, 1, &wc), 0);
+	vt_forge(test, &to_srdma_ah(ah)->av, IB_OPCODE_UD_SEND_ONLY,
+		 qp->qp_num, 1, mtu);
+	/* no assertion: the QP and the AH go in any case */
+	got = vt_wait_wc(ctx->cq, &wc);
+	KUNIT_EXPECT_TRUE(test, got);
+	if (got) {
+		KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+		KUNIT_EXPECT_EQ(test, wc.wr_id, 7ULL);
+		KUNIT_EXPECT_EQ(test, wc.byte_len,
+				(u32)sizeof(struct ib_grh) + mtu);
+		KUNIT_EXPECT_EQ(test, buf[sizeof(struct ib_grh) + mtu - 1],
+				0xee);
+	}
+	KUNIT_EXPECT_EQ(test, srdma_counter_read(sdev, SRDMA_CNT_DROP_TOO_LONG),
+			drops + 1);
+	KUNIT_EXPECT_EQ(test, ib_destroy_qp(qp), 0);
+	rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
+}
+
 /* IB_QP_RATE_LIMIT and static_rate reach the QP's rate; RESET forgets them */
 static void vt_rate_from_verbs(struct kunit *test)
 {
@@ -1280,6 +1419,8 @@ static struct kunit_case vt_cases[] = {
 	KUNIT_CASE(vt_rc_remote_access_error),
 	KUNIT_CASE(vt_rc_rnr_retry_exceeded),
 	KUNIT_CASE(vt_rc_retry_exceeded),
+	KUNIT_CASE(vt_rc_unsolicited_responses_dropped),
+	KUNIT_CASE(vt_ud_over_mtu_dropped),
 	KUNIT_CASE(vt_rate_from_verbs),
 	KUNIT_CASE(vt_ud_rate_from_ah),
 	{}

@@ -113,6 +113,8 @@ enum srdma_counter {
 	SRDMA_CNT_DROP_BAD_QKEY,
 	SRDMA_CNT_DROP_NO_RWQE,
 	SRDMA_CNT_DROP_UC_MSG,
+	SRDMA_CNT_DROP_UNSOLICITED,
+	SRDMA_CNT_DROP_TOO_LONG,
 	SRDMA_CNT_REMOTE_ERRORS,
 	SRDMA_CNT_LOCAL_ERRORS,
 	SRDMA_CNT_RATE_THROTTLES,
@@ -306,8 +308,10 @@ static inline struct srdma_srq *to_srdma_srq(struct ib_srq *ibsrq)
  * @traffic_class: IP DSCP and ECN
  * @sl: service level
  * @static_rate: enum ib_rate asked for this path
+ * @ifindex: the netdev of @sgid: the port's, or a VLAN on it
  */
 struct srdma_av {
+	int ifindex;
 	u8 network_type;
 	u8 dmac[ETH_ALEN];
 	union ib_gid sgid;
@@ -382,6 +386,8 @@ enum srdma_swqe_state {
  * @state: enum srdma_swqe_state
  * @status: enum ib_wc_status it completes with
  * @wqe: the WQE as copied from the ring; its SGEs or inline data follow
+ * @slot: the same bytes as the ring's slot, of the QP's swqe_bytes less the
+ *        header: what the copy writes (@wqe alone is smaller than a slot)
  *
  * A process may rewrite its ring at any time: the engine copies each WQE
  * once, checks the copy and uses nothing else.
@@ -392,7 +398,10 @@ struct srdma_swqe {
 	u32 length;
 	u8 state;
 	u8 status;
-	struct rxe_send_wqe wqe;
+	union {
+		struct rxe_send_wqe wqe;
+		DECLARE_FLEX_ARRAY(u8, slot);
+	};
 };
 
 /**

@@ -26,6 +26,8 @@ int srdma_av_from_attr(struct srdma_dev *sdev, struct srdma_av *av,
 {
 	const struct ib_global_route *grh = rdma_ah_read_grh(attr);
 	const struct ib_gid_attr *sgid_attr = grh->sgid_attr;
+	struct net_device *ndev;
+	int ifindex;
 
 	if (attr->type != RDMA_AH_ATTR_TYPE_ROCE) {
 		*why = "not a RoCE address";
@@ -60,7 +62,18 @@ int srdma_av_from_attr(struct srdma_dev *sdev, struct srdma_av *av,
 		return -EINVAL;
 	}
 
+	/* a VLAN's GIDs are the port's too: their packets leave tagged */
+	rcu_read_lock();
+	ndev = rdma_read_gid_attr_ndev_rcu(sgid_attr);
+	ifindex = IS_ERR(ndev) ? 0 : ndev->ifindex;
+	rcu_read_unlock();
+	if (!ifindex) {
+		*why = "the netdev of sgid_index is gone";
+		return -EINVAL;
+	}
+
 	memset(av, 0, sizeof(*av));
+	av->ifindex = ifindex;
 	av->network_type = ipv6_addr_v4mapped((struct in6_addr *)&sgid_attr->gid) ?
 			   RXE_NETWORK_TYPE_IPV4 : RXE_NETWORK_TYPE_IPV6;
 	memcpy(av->dmac, attr->roce.dmac, ETH_ALEN);

@@ -304,6 +304,48 @@ static void srdma_comp_atomic_ack(struct srdma_qp *qp, struct sk_buff *skb)
 	srdma_comp_wqe_done(qp, swqe, srdma_pkt(skb)->psn);
 }
 
+/* the WQE sent whose PSNs hold @psn, or NULL */
+static struct srdma_swqe *srdma_comp_wqe_at(struct srdma_qp *qp, u32 psn)
+{
+	u32 mask = qp->sq.queue.index_mask;
+	struct srdma_swqe *swqe;
+	u32 i;
+
+	for (i = srdma_queue_consumer(&qp->sq.queue); i != qp->req.fetched;
+	     i = (i + 1) & mask) {
+		swqe = srdma_swqe(qp, i);
+		if (swqe->state == SRDMA_SWQE_NEW)
+			break;
+		if (swqe->state != SRDMA_SWQE_DONE &&
+		    srdma_psn_in_window(psn, swqe->first_psn, swqe->npsn))
+			return swqe;
+	}
+	return NULL;
+}
+
+/*
+ * Whether a packet from the responder answers a request sent: its PSN was
+ * sent, and a read response or atomic ACK not yet taken falls on a read or
+ * an atomic. Anything else is forged or from an earlier life of the QP, and
+ * must neither be held for later nor acknowledge anything.
+ */
+static bool srdma_comp_solicited(struct srdma_qp *qp, struct sk_buff *skb)
+{
+	struct srdma_pkt *pkt = srdma_pkt(skb);
+	struct srdma_swqe *swqe;
+
+	if (!srdma_psn_before(pkt->psn, qp->req.psn_end))
+		return false;
+	if (pkt->opcode == IB_OPCODE_RC_ACKNOWLEDGE ||
+	    srdma_psn_before(pkt->psn, qp->comp.psn))
+		return true;	/* duplicates are counted as such */
+	swqe = srdma_comp_wqe_at(qp, pkt->psn);
+	if (!swqe || !srdma_wr_is_rd_atomic(swqe->wqe.wr.opcode))
+		return false;
+	return (pkt->opcode == IB_OPCODE_RC_ATOMIC_ACKNOWLEDGE) ==
+	       (swqe->wqe.wr.opcode != IB_WR_RDMA_READ);
+}
+
 static void srdma_comp_pkt(struct srdma_qp *qp, struct sk_buff *skb)
 {
 	struct srdma_bth *bth = (struct srdma_bth *)skb->data;
@@ -311,6 +353,11 @@ static void srdma_comp_pkt(struct srdma_qp *qp, struct sk_buff *skb)
 	u32 psn = qp->comp.psn;
 	__be32 smsn;
 
+	if (!srdma_comp_solicited(qp, skb)) {
+		srdma_count(to_srdma_dev(qp->ibqp.device),
+			    SRDMA_CNT_DROP_UNSOLICITED);
+		return;
+	}
 	/* a response that overtook the one expected waits for it */
 	if (pkt->opcode != IB_OPCODE_RC_ACKNOWLEDGE &&
 	    srdma_psn_diff(pkt->psn, qp->comp.psn) > 0 &&

@@ -29,6 +29,8 @@ static const struct rdma_stat_desc srdma_counter_descs[] = {
 	[SRDMA_CNT_DROP_BAD_QKEY] = { .name = "drop_bad_qkey" },
 	[SRDMA_CNT_DROP_NO_RWQE] = { .name = "drop_no_recv_wqe" },
 	[SRDMA_CNT_DROP_UC_MSG] = { .name = "drop_uc_msgs" },
+	[SRDMA_CNT_DROP_UNSOLICITED] = { .name = "drop_unsolicited" },
+	[SRDMA_CNT_DROP_TOO_LONG] = { .name = "drop_too_long" },
 	[SRDMA_CNT_REMOTE_ERRORS] = { .name = "remote_errors" },
 	[SRDMA_CNT_LOCAL_ERRORS] = { .name = "local_errors" },
 	[SRDMA_CNT_RATE_THROTTLES] = { .name = "rate_throttles" },

@@ -14,6 +14,8 @@
  * port in the initial namespace when it loads, so srdma holds that port too
  * while it has any device: each excludes the other.
  */
+#include <kunit/visibility.h>
+#include <linux/if_vlan.h>
 #include <linux/mutex.h>
 #include <net/ip.h>
 #include <net/ip6_route.h>
@@ -43,10 +45,16 @@ struct srdma_net {
 
 static unsigned int srdma_net_id __read_mostly;
 
-/* the device on the netdev a packet came in on, referenced, or NULL */
+/*
+ * the device on the netdev a packet came in on (for a VLAN, on its real
+ * netdev), referenced, or NULL
+ */
 static struct srdma_dev *srdma_dev_of_netdev(struct net_device *ndev)
 {
 	struct ib_device *ib_dev;
+
+	if (is_vlan_dev(ndev))
+		ndev = vlan_dev_real_dev(ndev);
 
 	ib_dev = ib_device_get_by_netdev(ndev, RDMA_DRIVER_RXE);
 	return ib_dev ? to_srdma_dev(ib_dev) : NULL;
@@ -232,6 +240,7 @@ struct sk_buff *srdma_pkt_alloc(struct srdma_dev *sdev, u8 opcode,
 	(*bthp)->opcode = opcode;
 	return skb;
 }
+EXPORT_SYMBOL_IF_KUNIT(srdma_pkt_alloc);
 
 /*
  * A path to this device's own address (its source GID, or a next hop that
@@ -260,7 +269,7 @@ static struct rtable *srdma_route4(struct srdma_dev *sdev,
 				   struct dst_cache *dst_cache, __be32 *saddr)
 {
 	struct flowi4 fl4 = {
-		.flowi4_oif = sdev->ndev->ifindex,
+		.flowi4_oif = av->ifindex,
 		.flowi4_proto = IPPROTO_UDP,
 		.flowi4_tos = RT_TOS(av->traffic_class),
 	};
@@ -340,7 +349,7 @@ static struct dst_entry *srdma_route6(struct srdma_dev *sdev,
 				      struct sock *sk)
 {
 	struct flowi6 fl6 = {
-		.flowi6_oif = sdev->ndev->ifindex,
+		.flowi6_oif = av->ifindex,
 		.flowi6_proto = IPPROTO_UDP,
 	};
 	struct dst_entry *dst;
@@ -442,6 +451,7 @@ int srdma_xmit(struct srdma_dev *sdev, const struct srdma_av *av,
 		srdma_count(sdev, SRDMA_CNT_SENT_PKTS);
 	return err;
 }
+EXPORT_SYMBOL_IF_KUNIT(srdma_xmit);
 
 static int __net_init srdma_pernet_init(struct net *net)
 {

@@ -150,7 +150,7 @@ static int srdma_qp_init_engine(struct srdma_qp *qp)
 						 &qp->rq.queue;
 	int err;
 
-	qp->swqe_bytes = ALIGN(offsetof(struct srdma_swqe, wqe) +
+	qp->swqe_bytes = ALIGN(offsetof(struct srdma_swqe, slot) +
 			       (1 << qp->sq.queue.log2_slot_bytes), 8);
 	qp->swqes = vzalloc(array_size(qp->sq.queue.index_mask + 1,
 				       qp->swqe_bytes));

@@ -89,7 +89,7 @@ static void srdma_swqe_fetch(struct srdma_qp *qp, u32 index)
 	struct srdma_swqe *swqe = srdma_swqe(qp, index);
 
 	/* a process may rewrite the slot meanwhile: one copy, then trusted */
-	memcpy(&swqe->wqe, srdma_queue_slot(&qp->sq.queue, index),
+	memcpy(swqe->slot, srdma_queue_slot(&qp->sq.queue, index),
 	       1 << qp->sq.queue.log2_slot_bytes);
 	swqe->state = SRDMA_SWQE_NEW;
 	swqe->status = srdma_swqe_check(qp, swqe);

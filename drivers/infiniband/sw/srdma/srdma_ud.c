@@ -187,6 +187,11 @@ void srdma_ud_recv_pkt(struct srdma_qp *qp, struct sk_buff *skb)
 	struct srdma_resp *resp = &qp->resp;
 	union rdma_network_hdr grh;
 
+	/* a datagram is one packet within the port's MTU: longer is malformed */
+	if (pkt->paylen > srdma_ud_mtu_bytes(sdev)) {
+		srdma_count(sdev, SRDMA_CNT_DROP_TOO_LONG);
+		return;
+	}
 	if (be32_to_cpu(deth->qkey) != srdma_ud_recv_qkey(qp)) {
 		srdma_count(sdev, SRDMA_CNT_DROP_BAD_QKEY);
 		return;
