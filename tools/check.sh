@@ -6,11 +6,22 @@
 # its own VM. Ends with the line "N passed, N failed"; exits 1 on any failure.
 #
 #   tools/check.sh [SCENARIO...]    only the named scenarios (and the builds)
+#   tools/check.sh --vm-only [--results DIR] SCENARIO...
+#                                   the scenarios only, with what is built
+#                                   (tools/scenario builds, then runs this)
 set -uo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
 out=$repo/results/check
+vm_only=0
+while [ $# -gt 0 ]; do
+	case $1 in
+	--vm-only) vm_only=1; shift ;;
+	--results) out=$2; shift 2 ;;
+	*) break ;;
+	esac
+done
 rm -rf "$out"
 mkdir -p "$out"
 passed=0
@@ -83,106 +94,186 @@ checkpatch() {
 			--ignore FILE_PATH_CHANGES -q -f
 }
 
-run_test "build: against Debian's linux-headers (W=1, no warning)" "$out/build-debian.log" \
-	no_warnings build_debian_headers
-run_test "build: against the test kernel (W=1, no warning)" "$out/build.log" \
-	no_warnings build_test_kernel
-run_test "lint: sparse (C=2, no warning)" "$out/sparse.log" \
-	no_warnings sparse_check
-run_test "lint: checkpatch --strict" "$out/checkpatch.log" checkpatch
-# the guests run these from the host's read-only root
-run_test "build: userspace test programs (-Werror)" "$out/build-tests.log" \
-	make -C tests
-run_test "build: tools/srdma-rate (-Werror)" "$out/build-srdma-rate.log" \
-	make -C tools/srdma-rate
-run_test "tools/srdma-rate: host tests (units, netlink messages, the program)" \
-	"$out/test-srdma-rate.log" make -C tools/srdma-rate test
+# builds_and_lint: each build and lint is one test
+builds_and_lint() {
+	run_test "build: against Debian's linux-headers (W=1, no warning)" "$out/build-debian.log" \
+		no_warnings build_debian_headers
+	run_test "build: against the test kernel (W=1, no warning)" "$out/build.log" \
+		no_warnings build_test_kernel
+	run_test "lint: sparse (C=2, no warning)" "$out/sparse.log" \
+		no_warnings sparse_check
+	run_test "lint: checkpatch --strict" "$out/checkpatch.log" checkpatch
+	# the guests run these from the host's read-only root
+	run_test "build: userspace test programs (-Werror)" "$out/build-tests.log" \
+		make -C tests
+	run_test "build: tools/srdma-rate (-Werror)" "$out/build-srdma-rate.log" \
+		make -C tools/srdma-rate
+	run_test "tools/srdma-rate: host tests (units, netlink messages, the program)" \
+		"$out/test-srdma-rate.log" make -C tools/srdma-rate test
+}
 
+[ $vm_only = 1 ] || builds_and_lint
 if [ ! -e drivers/infiniband/sw/srdma/srdma.ko ]; then
 	fail "srdma.ko was not built: no VM tests"
 	summary
 fi
 
-# 6.1 prints the suites of a loaded module without the top-level KTAP
-# header: strip the timestamps, keep what follows the first suite and put the
-# header (one entry per suite) in front.
-ktap_of_module_log() {
-	local body
-	body=$(sed -E 's/^\[ *[0-9.]+\] //' "$1" | sed -n '/^    KTAP version 1$/,$p')
-	echo "KTAP version 1"
-	echo "1..$(grep -c '^    # Subtest: ' <<< "$body")"
-	echo "$body"
-}
-
-# The scenarios, each in a fresh VM, SRDMA_JOBS (default 1: TCG guests starve each other) at
-# a time; results are reported in order.
+# The scenarios. One-VM scenarios run in batches, several in one boot
+# (tools/vm/guest-batch.sh: each still gets its own kernel log, taint and
+# leftover checks); those whose headers ask for the same VM (smp, kmemleak)
+# share a batch. Two-VM scenarios run one at a time. SRDMA_BATCH=0 boots a
+# VM per scenario. Results are reported in the order of the scenarios.
 scenarios=("$@")
 if [ ${#scenarios[@]} = 0 ]; then
 	for f in tools/scenarios/*.sh; do
 		[ "$(basename "$f")" = lib.sh ] || scenarios+=("$(basename "$f" .sh)")
 	done
 fi
-run_scenario() {
-	local s=$1 f=tools/scenarios/$1.sh peer=() limit smp
-	head -3 "$f" | grep -q '^# topology: two' && peer=(--peer "bash $f")
-	# "# timeout: SECONDS" in the first 5 lines: a longer VM time limit
-	limit=$(head -5 "$f" | sed -n 's/^# timeout: \([0-9][0-9]*\)$/--timeout \1/p')
-	# "# smp: N": the VM's CPUs (when the scenario's point needs that many)
-	smp=$(head -5 "$f" | sed -n 's/^# smp: \([0-9][0-9]*\)$/--smp \1/p')
-	# shellcheck disable=SC2086 # $limit and $smp are empty or two words
-	if tools/vm/run --results "$out/$s" $limit $smp "${peer[@]}" -- bash "$f" > "$out/$s.log" 2>&1; then
-		echo ok > "$out/$s.status"
+
+declare -A batch_of=() batch_members=() batch_opts=() batch_timeout=()
+runs=()
+for s in "${scenarios[@]}"; do
+	f=tools/scenarios/$s.sh
+	[ -e "$f" ] || continue
+	readarray -t opts < <(tools/vm/scenario-opts "$f")
+	limit=300 key= two=0
+	for ((i = 0; i < ${#opts[@]}; i++)); do
+		case ${opts[i]} in
+		--timeout) limit=${opts[i + 1]} ;;
+		--peer) two=1 ;;
+		esac
+	done
+	if [ $two = 1 ] || [ "${SRDMA_BATCH:-1}" = 0 ]; then
+		key=$s
 	else
-		echo failed > "$out/$s.status"
+		key="batch:$(printf '%s ' "${opts[@]}" | sed -E 's/--timeout [0-9]+ ?//')"
+	fi
+	if [ -z "${batch_members[$key]:-}" ]; then
+		runs+=("$key")
+		batch_opts[$key]=$(printf '%s\n' "${opts[@]}")
+		batch_timeout[$key]=0
+	fi
+	batch_members[$key]+="$s:$limit "
+	batch_timeout[$key]=$(( batch_timeout[$key] + limit ))
+	batch_of[$s]=$key
+done
+
+# run_vm KEY INDEX: one run (a batch, or a two-VM scenario) in $out/run-INDEX
+run_vm() {
+	local key=$1 dir=$out/run-$2 opts members
+	readarray -t opts <<< "${batch_opts[$key]}"
+	[ -n "${opts[0]}" ] || opts=()
+	read -ra members <<< "${batch_members[$key]}"
+	if [[ $key == batch:* ]]; then
+		# the guest enforces each scenario's limit, the VM's is their
+		# sum; the batch scans for leaks after each scenario itself
+		local append=${SRDMA_APPEND:-}
+		if printf '%s\n' "${opts[@]}" | grep -qx -- --kmemleak; then
+			append+=" kmemleak=on"
+		fi
+		opts=($(printf '%s\n' "${opts[@]}" | sed -E '/^--timeout$/,+1d; /^--kmemleak$/d'))
+		SRDMA_APPEND=$append tools/vm/run --results "$dir" --quiet \
+			--timeout $(( batch_timeout[$key] + 60 )) "${opts[@]}" \
+			-- bash tools/vm/guest-batch.sh "${members[@]}" > "$dir.log" 2>&1
+	else
+		tools/vm/run --results "$dir" --quiet "${opts[@]}" -- bash "tools/scenarios/$key.sh" \
+			> "$dir.log" 2>&1
 	fi
 }
-jobs_max=${SRDMA_JOBS:-1}
-for s in "${scenarios[@]}"; do
-	[ -e "tools/scenarios/$s.sh" ] || continue
-	while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do wait -n; done
-	run_scenario "$s" &
+echo "check: ${#scenarios[@]} scenarios in ${#runs[@]} VM runs"
+declare -A run_index=()
+for ((r = 0; r < ${#runs[@]}; r++)); do
+	run_index[${runs[r]}]=$r
+	echo "check: run $r: ${batch_members[${runs[r]}]}"
+	run_vm "${runs[r]}" "$r"
 done
-wait
+
+# scenario_result NAME: fails, printing why, unless the scenario passed
+scenario_result() {
+	local s=$1 key=${batch_of[$1]} dir bad=0
+	dir=$out/run-${run_index[$key]}
+	if [[ $key != batch:* ]]; then
+		grep -q '^vm/run: ok in' "$dir.log" && return 0
+		grep -h '^vm/' "$dir.log"
+		return 1
+	fi
+	local sd=$dir/a/$s
+	if [ ! -e "$sd/exit-status" ]; then
+		echo "not run to its end: the VM died or timed out (see $dir.log, $dir/a/console.log)"
+		grep -h '^vm/' "$dir.log" | sed 's/^/  /'
+		return 1
+	fi
+	if [ "$(cat "$sd/exit-status")" != 0 ]; then
+		echo "exit status $(cat "$sd/exit-status")$([ "$(cat "$sd/exit-status")" = 137 ] && echo ": killed at its time limit")"
+		bad=1
+	fi
+	if [ -s "$sd/left-behind" ]; then
+		sed 's/^/left behind: /' "$sd/left-behind"
+		bad=1
+	fi
+	tools/vm/verdict "$sd" "$s" || bad=1
+	return $bad
+}
+# scenario_output NAME: the scenario's own output files
+scenario_output() {
+	local key=${batch_of[$1]} dir
+	dir=$out/run-${run_index[$key]}
+	if [[ $key == batch:* ]]; then
+		echo "$dir/a/$1/output.log"
+	else
+		ls "$dir"/[ab]/output.log 2> /dev/null
+	fi
+}
+scenario_seconds() {
+	local key=${batch_of[$1]} dir
+	dir=$out/run-${run_index[$key]}
+	if [[ $key == batch:* ]]; then
+		cat "$dir/a/$1/seconds" 2> /dev/null
+	else
+		grep -oE 'ok in [0-9.]+s' "$dir.log" | cut -d' ' -f3 | tr -d s
+	fi
+}
+
 for s in "${scenarios[@]}"; do
 	if [ ! -e "tools/scenarios/$s.sh" ]; then
 		fail "scenario $s: no such file"
 		continue
 	fi
-	if [ "$(cat "$out/$s.status" 2>/dev/null)" = ok ]; then
-		pass "vm: $s ($(grep -oE 'ok in [0-9.]+s' "$out/$s.log" | cut -d' ' -f3))"
+	if why=$(scenario_result "$s" 2>&1); then
+		pass "vm: $s ($(scenario_seconds "$s")s)"
 	else
-		fail "vm: $s (log: $out/$s.log)"
-		# what failed first (each "not ok" with its diagnostics, the
-		# runner's verdict and any kernel report), then the log's end
+		fail "vm: $s (log: $(scenario_output "$s" | head -n 1))"
+		# what failed first (each "not ok" with its diagnostics), the
+		# verdict, then the output's end
 		{
-			grep -A 6 -E '^not ok ' "$out/$s.log" | head -n 40
-			grep -A 20 -E '^vm/run: ' "$out/$s.log" | head -n 30
-			echo "(end of the log:)"
-			grep -vE '^ok ' "$out/$s.log" | tail -n 15
+			for o in $(scenario_output "$s"); do
+				grep -A 6 -E '^not ok ' "$o" | head -n 40
+			done
+			echo "$why" | head -n 30
+			echo "(end of the output:)"
+			for o in $(scenario_output "$s"); do
+				grep -vE '^ok ' "$o" | tail -n 15
+			done
 		} | sed 's/^/      /'
 	fi
 	[ "$s" = kunit ] || continue
 
 	# Each KUnit case counts as a test.
-	ktap_of_module_log "$out/kunit/a/kunit.log" > "$out/kunit.ktap"
-	python3 "$src/tools/testing/kunit/kunit.py" parse "$out/kunit.ktap" \
-		> "$out/kunit-parse.log" 2>&1
-	line=$(grep -E 'Testing complete\. Ran [0-9]+ tests' "$out/kunit-parse.log" | tail -1)
-	ran=$(sed -nE 's/.*Ran ([0-9]+) tests.*/\1/p' <<< "$line")
-	ok=$(sed -nE 's/.*passed: ([0-9]+).*/\1/p' <<< "$line")
-	if [ -z "$ran" ] || [ -z "$ok" ] || grep -q 'errors:' <<< "$line"; then
-		fail "kunit: results not parsed cleanly (log: $out/kunit-parse.log)"
+	kdir=$(dirname "$(scenario_output kunit | head -n 1)")
+	tools/kunit/report "$kdir/kunit.log" "$out" ${SRDMA_KUNIT_GLOB:+"$SRDMA_KUNIT_GLOB"} \
+		> "$out/kunit-report.log" 2>&1
+	sed 's/^/      /' "$out/kunit-report.log" | grep -v 'kunit: ran '
+	read -r ran ok missing < <(sed -nE 's/^kunit: ran ([0-9]+) passed ([0-9]+) missing ([0-9]+)$/\1 \2 \3/p' \
+		"$out/kunit-report.log")
+	if [ -z "${ran:-}" ]; then
+		fail "kunit: no results (log: $out/kunit-report.log)"
 		continue
 	fi
-	echo "      kunit: $line"
-	walked=$(grep -o 'walked [0-9]* combinations' "$out/kunit/a/kunit.log" |
-		awk '{ n += $2 } END { print n + 0 }')
-	echo "      kunit: QP transition table: $walked (type, state, state, attribute) combinations walked"
 	passed=$((passed + ok))
 	if [ "$ok" != "$ran" ]; then
 		failed=$((failed + ran - ok))
 		echo "FAIL  kunit: $((ran - ok)) of $ran cases failed"
-		grep -E 'FAILED|Expected|not ok' "$out/kunit-parse.log" | head -30 | sed 's/^/      /'
 	fi
+	[ "$missing" = 0 ] || fail "kunit: $missing suites of srdma_test.ko did not report"
 done
 summary

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+# kmemleak: on
 # rdma link add (module autoloaded by alias), show, port state and MTU that
 # follow the netdev with PORT_ERR / PORT_ACTIVE events, RoCEv2 GIDs, delete.
 . "$(dirname "$0")/lib.sh"

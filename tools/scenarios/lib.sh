@@ -46,13 +46,17 @@ check_fails() {
 }
 
 # _check_output WANT DESCRIPTION REGEX COMMAND...: WANT is 1 if the output
-# must match, 0 if it must not
+# must match, 0 if it must not (and the command must succeed: the absence of
+# a line in the output of a command that failed shows nothing)
 _check_output() {
-	local want=$1 desc=$2 re=$3 found=0; shift 3
-	"$@" > "$_out" 2>&1 || true
+	local want=$1 desc=$2 re=$3 found=0 rc=0; shift 3
+	"$@" > "$_out" 2>&1 || rc=$?
 	grep -Eq -- "$re" "$_out" && found=1
-	if [ $found = "$want" ]; then
+	if [ $found = "$want" ] && { [ "$want" = 1 ] || [ $rc = 0 ]; }; then
 		_report ok "$desc"
+	elif [ $found = "$want" ]; then
+		echo "# the command failed (exit status $rc): $*" >> "$_out"
+		_report bad "$desc"
 	else
 		echo "# $([ "$want" = 1 ] && echo expected || echo "did not expect") /$re/ in the output of: $*" >> "$_out"
 		_report bad "$desc"
@@ -63,7 +67,8 @@ _check_output() {
 # must match the extended regex; the exit status does not matter
 check_match() { _check_output 1 "$@"; }
 
-# check_no_match DESCRIPTION REGEX COMMAND...: the output must not match
+# check_no_match DESCRIPTION REGEX COMMAND...: the command must succeed and
+# its output must not match
 check_no_match() { _check_output 0 "$@"; }
 
 # wait_until SECONDS COMMAND...: poll every 0.1 s until the command succeeds

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+# kmemleak: on
 # Removing the netdev of a live device (a user context open on it) removes
 # the device cleanly; the user gets IBV_EVENT_DEVICE_FATAL.
 . "$(dirname "$0")/lib.sh"

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+# kmemleak: on
 # rdma resource show (restrack) lists the objects a running program holds,
 # with the QP's type, state and numbers, and none once it is gone; the
 # kernel's GSI QP (ib_mad's, with its PD and CQ) is there throughout.

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+# kmemleak: on
 # rmmod srdma with devices present and a user context open on one.
 . "$(dirname "$0")/lib.sh"
 

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+# kmemleak: on
 # Verbs objects through stock librxe: tests/verbs_objects.c (PD, MR, CQ, SRQ,
 # AH and QP create/destroy within and beyond the device's limits, the QP
 # state machine of ibv_modify_qp(3), flushing) on srdma0 over veth0.

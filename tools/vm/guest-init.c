@@ -21,6 +21,10 @@
  *   srdma_modules=DIR   the lib/modules tree to mount on /lib/modules
  *   srdma_repo=DIR      the checkout; the command runs there
  *   srdma_role=a|b  srdma_index=1|2  srdma_two=0|1
+ *   srdma_kmemleak=1    scan for leaks after the command (kmemleak=on)
+ *
+ * Besides the command's output.log and exit-status, it leaves dmesg.txt,
+ * tainted and (with kmemleak) kmemleak.txt for tools/vm/verdict.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -224,6 +228,40 @@ static void setup_network(void)
 	link_up("eth0");
 }
 
+/* Copy a file of /proc or /sys (small, read once) to @dst. */
+static void copy_file(const char *src, const char *dst)
+{
+	char buf[1 << 16];
+	int fd = open(src, O_RDONLY);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	if (n < 0)
+		return;
+	buf[n] = 0;
+	write_file(dst, buf);
+}
+
+/*
+ * kmemleak (booted with kmemleak=on): an object is reported once two scans
+ * found no reference to it and it is older than kmemleak's minimum age (5 s).
+ */
+static void kmemleak_scan(const char *out)
+{
+	const char *ctl = "/sys/kernel/debug/kmemleak";
+	int i;
+
+	if (access(ctl, W_OK))
+		return;
+	for (i = 0; i < 2; i++) {
+		write_file(ctl, "scan");
+		sleep(5);
+	}
+	write_file(ctl, "scan");
+	copy_file(ctl, out);
+}
+
 static void save_kernel_log(const char *path)
 {
 	int size = klogctl(10 /* SYSLOG_ACTION_SIZE_BUFFER */, NULL, 0);
@@ -266,8 +304,16 @@ int main(void)
 		die("chdir %s", param("srdma_repo"));
 	snprintf(path, sizeof(path), "%s/command.sh", results);
 	snprintf(out, sizeof(out), "%s/output.log", results);
+	/* tools/vm/run: the boot made it to the command */
+	fprintf(stderr, "guest-init: running the command\n");
 	rc = run(cmd, out);
 	snprintf(status, sizeof(status), "%d\n", rc);
+	if (getenv("srdma_kmemleak")) {
+		snprintf(path, sizeof(path), "%s/kmemleak.txt", results);
+		kmemleak_scan(path);
+	}
+	snprintf(path, sizeof(path), "%s/tainted", results);
+	copy_file("/proc/sys/kernel/tainted", path);
 	snprintf(path, sizeof(path), "%s/dmesg.txt", results);
 	save_kernel_log(path);
 	snprintf(path, sizeof(path), "%s/exit-status", results);
