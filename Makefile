@@ -8,6 +8,8 @@
 #   make KDIR=/lib/modules/$(uname -r)/build    build for this machine
 #   make check           install what is missing, build, run every test;
 #                        ends with "N passed, N failed"
+#   make soak            the long runs and the rdma_rxe reference runs that
+#                        make check leaves out (tools/soak.sh)
 #   make demo            boot two VMs and show srdma as a user sees it
 #   make bench           perftest on srdma and rdma_rxe in one VM of the plain
 #                        kernel; table, target lines, results/bench/*.png
@@ -23,7 +25,7 @@ else
 KDIR_CMD = "$(KDIR)"
 endif
 
-.PHONY: all modules check demo bench clean
+.PHONY: all modules check soak demo bench clean
 
 all: modules
 
@@ -34,6 +36,9 @@ modules:
 
 check:
 	tools/check.sh
+
+soak:
+	tools/soak.sh
 
 demo:
 	tools/demo/demo.sh

@@ -23,7 +23,9 @@
  * by SIGSEGV is reported and accepted, since what is tested is the kernel.
  * Every other round leaves its objects to the kernel's clean-up at exit;
  * the others, and the last, destroy them. A round that does not end within
- * ROUND_TIMEOUT_S is a failure (a hang in the kernel).
+ * ROUND_TIMEOUT_S is a failure (a hang in the kernel), and so is one whose
+ * calls entered the kernel fewer times than a fifth of its iterations (the
+ * garbage made librxe refuse nearly everything: the kernel was not tested).
  *
  * Output is TAP: a line per round and per final check. Exit status 0 when
  * every round ended and the device still works afterwards.
@@ -77,6 +79,7 @@ static_assert(offsetof(struct rxe_queue_buf, data) == 384,
 #define DEFAULT_ITERATIONS	4000
 #define ROUNDS			8
 #define ROUND_TIMEOUT_S		60	/* a round that takes longer hangs */
+#define MIN_KERNEL_CALLS_DIV	5	/* of a round's iterations, at least */
 #define KILL_GRACE_S		10	/* for a killed child to be reaped */
 #define FLUSH_TIMEOUT_MS	2000
 #define PORT			1
@@ -321,26 +324,30 @@ enum op {
 	N_OPS
 };
 
+/* kernel: the call enters the kernel (a uverbs command), which then reads
+ * what the rings hold; the others stay in librxe
+ */
 static const struct {
 	const char *name;
 	unsigned int weight;
+	bool kernel;
 } op_defs[N_OPS] = {
-	[OP_SCRIBBLE_INDEX] = { "scribble index", 14 },
-	[OP_SCRIBBLE_HEADER] = { "scribble header", 4 },
-	[OP_SCRIBBLE_ELEMENT] = { "scribble element", 12 },
-	[OP_SCRIBBLE_ANYWHERE] = { "scribble anywhere", 4 },
-	[OP_POST_SEND] = { "ibv_post_send", 12 },
-	[OP_POST_RECV] = { "ibv_post_recv", 8 },
-	[OP_POST_SRQ_RECV] = { "ibv_post_srq_recv", 5 },
-	[OP_POLL_CQ] = { "ibv_poll_cq", 8 },
-	[OP_NOTIFY_CQ] = { "ibv_req_notify_cq", 4 },
-	[OP_MODIFY_QP] = { "ibv_modify_qp", 10 },
-	[OP_RESIZE_CQ] = { "ibv_resize_cq", 3 },
-	[OP_MODIFY_SRQ] = { "ibv_modify_srq", 3 },
-	[OP_DOORBELL] = { "raw doorbell", 8 },
-	[OP_RAW_POST] = { "raw post command", 4 },
-	[OP_QUERY] = { "ibv_query_qp/srq", 2 },
-	[OP_CQ_EVENTS] = { "ibv_get_cq_event", 1 },
+	[OP_SCRIBBLE_INDEX] = { "scribble index", 14, false },
+	[OP_SCRIBBLE_HEADER] = { "scribble header", 4, false },
+	[OP_SCRIBBLE_ELEMENT] = { "scribble element", 12, false },
+	[OP_SCRIBBLE_ANYWHERE] = { "scribble anywhere", 4, false },
+	[OP_POST_SEND] = { "ibv_post_send", 12, true },
+	[OP_POST_RECV] = { "ibv_post_recv", 8, false },
+	[OP_POST_SRQ_RECV] = { "ibv_post_srq_recv", 5, false },
+	[OP_POLL_CQ] = { "ibv_poll_cq", 8, false },
+	[OP_NOTIFY_CQ] = { "ibv_req_notify_cq", 4, true },
+	[OP_MODIFY_QP] = { "ibv_modify_qp", 10, true },
+	[OP_RESIZE_CQ] = { "ibv_resize_cq", 3, true },
+	[OP_MODIFY_SRQ] = { "ibv_modify_srq", 3, true },
+	[OP_DOORBELL] = { "raw doorbell", 8, true },
+	[OP_RAW_POST] = { "raw post command", 4, true },
+	[OP_QUERY] = { "ibv_query_qp/srq", 2, true },
+	[OP_CQ_EVENTS] = { "ibv_get_cq_event", 1, false },
 };
 
 struct round {
@@ -1152,15 +1159,22 @@ static void print_stats(const struct round *r, unsigned int round)
 			     r->skipped[i]);
 }
 
+/* a round whose calls entered the kernel fewer times than this tested little */
+static unsigned int min_kernel_calls(unsigned int iterations)
+{
+	return iterations / MIN_KERNEL_CALLS_DIV;
+}
+
 /*
  * run_round() - the body of a round's child process; its exit status:
- * 0 done, 1 the objects could not be made, 2 destroying them failed
+ * 0 done, 1 the objects could not be made, 2 destroying them failed,
+ * 3 too few calls reached the kernel
  */
 static int run_round(const char *dev, unsigned long long seed,
 		     unsigned int round, unsigned int iterations, bool destroy)
 {
 	struct round *r = calloc(1, sizeof(*r));
-	unsigned int it;
+	unsigned int it, kernel_calls = 0;
 	enum op op;
 	int ret;
 
@@ -1185,6 +1199,13 @@ static int run_round(const char *dev, unsigned long long seed,
 		}
 	}
 	print_stats(r, round);
+	for (op = 0; op < N_OPS; op++)
+		if (op_defs[op].kernel)
+			kernel_calls += r->calls[op];
+	diag("round %u: %u calls entered the kernel (at least %u wanted)",
+	     round, kernel_calls, min_kernel_calls(iterations));
+	if (kernel_calls < min_kernel_calls(iterations))
+		return 3;
 	if (!destroy)
 		return 0;	/* the kernel cleans up at exit */
 	return teardown(r) ? 0 : 2;
@@ -1239,6 +1260,9 @@ static bool report_round(unsigned int round, bool destroy, bool ended,
 		return check(true, "round %u (%s) ends", round, how);
 	case 1:
 		return check(false, "round %u: its objects could not be made",
+			     round);
+	case 3:
+		return check(false, "round %u: its calls entered the kernel often enough",
 			     round);
 	default:
 		return check(false, "round %u: destroying its objects failed",

@@ -146,7 +146,7 @@ for s in "${scenarios[@]}"; do
 	if [ $two = 1 ] || [ "${SRDMA_BATCH:-1}" = 0 ]; then
 		key=$s
 	else
-		key="batch:$(printf '%s ' "${opts[@]}" | sed -E 's/--timeout [0-9]+ ?//')"
+		key="batch:$(printf "%s\n" "${opts[@]}" | sed -E "/^--timeout$/,+1d; /^$/d" | tr "\n" " ")"
 	fi
 	if [ -z "${batch_members[$key]:-}" ]; then
 		runs+=("$key")
@@ -174,12 +174,19 @@ run_vm() {
 		opts=($(printf '%s\n' "${opts[@]}" | sed -E '/^--timeout$/,+1d; /^--kmemleak$/d'))
 		SRDMA_APPEND=$append tools/vm/run --results "$dir" --quiet \
 			--timeout $(( batch_timeout[$key] + 60 )) "${opts[@]}" \
-			-- bash tools/vm/guest-batch.sh "${members[@]}" > "$dir.log" 2>&1
+			-- "${guest_env}bash tools/vm/guest-batch.sh ${members[*]}" > "$dir.log" 2>&1
 	else
-		tools/vm/run --results "$dir" --quiet "${opts[@]}" -- bash "tools/scenarios/$key.sh" \
-			> "$dir.log" 2>&1
+		# the peer's command too
+		for ((i = 0; i < ${#opts[@]}; i++)); do
+			[ "${opts[i]}" = --peer ] && opts[i + 1]="$guest_env${opts[i + 1]}"
+		done
+		tools/vm/run --results "$dir" --quiet "${opts[@]}" \
+			-- "${guest_env}bash tools/scenarios/$key.sh" > "$dir.log" 2>&1
 	fi
 }
+# SRDMA_GUEST_ENV: shell words (VAR=value ...) set for the scenarios in the
+# guests; make soak sets the scenarios' long settings through it
+guest_env=${SRDMA_GUEST_ENV:+env $SRDMA_GUEST_ENV }
 echo "check: ${#scenarios[@]} scenarios in ${#runs[@]} VM runs"
 declare -A run_index=()
 for ((r = 0; r < ${#runs[@]}; r++)); do

@@ -55,7 +55,8 @@ rping_test b
 mckey_test() {
 	local out=$SRDMA_RESULTS/mckey-$1 status pid
 	if [ "$SRDMA_ROLE" = "$1" ]; then
-		timeout 120 mckey -m 239.1.2.4 -b "$my_ip" > "$out.receiver" 2>&1 &
+		# line-buffered: the test waits for the line that says it joined
+		timeout 120 stdbuf -oL mckey -m 239.1.2.4 -b "$my_ip" > "$out.receiver" 2>&1 &
 		pid=$!
 		wait_until 60 grep -q "^mckey: joined dgid" "$out.receiver"
 		rc_barrier "mckey-$1" || kill $pid

@@ -14,9 +14,16 @@ set -u
 _fails=0
 _checks=0
 _out=$(mktemp)
+# seconds each check took (since the one before), to find where time goes
+_times=$SRDMA_RESULTS/check-times.txt
+_last=$EPOCHREALTIME
 
 _report() {	# _report ok|bad DESCRIPTION
+	local now=$EPOCHREALTIME tenths
 	_checks=$((_checks + 1))
+	tenths=$(( (${now/./} - ${_last/./}) / 100000 ))
+	printf '%d.%d %s\n' $((tenths / 10)) $((tenths % 10)) "$2" >> "$_times"
+	_last=$now
 	if [ "$1" = ok ]; then
 		echo "ok $_checks - $2"
 	else

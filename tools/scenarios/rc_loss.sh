@@ -96,23 +96,28 @@ rxe_self_over_veth() {
 
 # perf TEST DEVICE PEER_DEVICE: TEST (ib_write_bw, ib_read_bw) from DEVICE
 # to a server on PEER_DEVICE at 198.18.0.2; prints the average MB/sec (or
-# "-"); the output is kept in $SRDMA_RESULTS. The time limits are generous
-# (under loss the debug guest is slow) and the server's is the longer: a
-# server killed first destroys its QP, and the client then fails with
-# RETRY_EXC_ERR, which would say nothing about the driver.
+# "-"); the output is kept in $SRDMA_RESULTS. Fails unless both sides exit
+# 0 and the figure is above 0. The time limits are generous (under loss the
+# debug guest is slow) and the server's is the longer: a server killed
+# first destroys its QP, and the client then fails with RETRY_EXC_ERR,
+# which would say nothing about the driver.
 perf() {
-	local test=$1 dev=$2 pdev=$3 log=$SRDMA_RESULTS/$4 ns=() bw
+	local test=$1 dev=$2 pdev=$3 log=$SRDMA_RESULTS/$4 ns=() bw pid client server
 	local args=(-s 65536 -n 64 -F -p "$port")
 	[ -n "$peer_ns" ] && ns=(ip netns exec "$peer_ns")
 	port=$((port + 1))
 	timeout 200 "${ns[@]}" "$test" "${args[@]}" -d "$pdev" -x "$(gid_index "$pdev")" \
 		> "$log.server" 2>&1 &
+	pid=$!
 	sleep 1
 	timeout 180 "$test" "${args[@]}" -d "$dev" -x "$(gid_index "$dev")" 198.18.0.2 \
 		> "$log.client" 2>&1
-	wait
+	client=$?
+	wait "$pid"
+	server=$?
 	bw=$(awk 'f && NF >= 4 { print $4; exit } /#bytes/ { f = 1 }' "$log.client")
 	echo "${bw:--}"
+	[ $client = 0 ] && [ $server = 0 ] && awk -v b="${bw:-0}" 'BEGIN { exit !(b > 0) }'
 }
 
 # nonzero_counters DEVICE [NAMESPACE]: the device's counters that are not 0
@@ -142,7 +147,7 @@ verdict() {
 # row per condition in $table: driver, condition, write, read, ib_write_bw,
 # ib_read_bw
 runs() {
-	local drv=$1 dev=$2 pdev=$3 cond name w r pw pr ok_free=1 n=0
+	local drv=$1 dev=$2 pdev=$3 cond name w r pw pr pw_ok pr_ok ok_free=1 n=0
 	shift 3
 	for cond in "${conditions[@]}"; do
 		n=$((n + 1))
@@ -170,10 +175,14 @@ runs() {
 		# perftest only where rc_bulk got through: it cannot say more
 		if [ "$perftest" = 1 ] && [ -n "$w$r" ]; then
 			pw=$(perf ib_write_bw "$dev" "$pdev" "$name.ib_write_bw")
+			pw_ok=$?
 			pr=$(perf ib_read_bw "$dev" "$pdev" "$name.ib_read_bw")
+			pr_ok=$?
 			if [ "$drv" = srdma ]; then
-				check "$drv, $cond: ib_write_bw completes ($pw MB/s)" test "$pw" != -
-				check "$drv, $cond: ib_read_bw completes ($pr MB/s)" test "$pr" != -
+				check "$drv, $cond: ib_write_bw: both sides exit 0, $pw MB/s > 0" \
+					test $pw_ok = 0
+				check "$drv, $cond: ib_read_bw: both sides exit 0, $pr MB/s > 0" \
+					test $pr_ok = 0
 			fi
 		fi
 		echo "$drv|$cond|${w:--}|${r:--}|$pw|$pr" >> "$table"
