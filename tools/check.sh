@@ -46,6 +46,29 @@ run_test() {
 		tail -n 30 "$log" | sed 's/^/      /'
 	fi
 }
+# start_test NAME LOG COMMAND...: run_test in the background; its line is
+# printed by end_tests, in the order the tests started
+bg_tests=()
+start_test() {
+	local name=$1 log=$2 t=$SECONDS; shift 2
+	{ "$@"; echo "$? $((SECONDS - t))" > "$log.status"; } > "$log" 2>&1 &
+	bg_tests+=("$name|$log")
+}
+end_tests() {
+	local entry name log rc secs
+	wait
+	for entry in "${bg_tests[@]}"; do
+		name=${entry%|*} log=${entry##*|}
+		read -r rc secs < "$log.status"
+		if [ "$rc" = 0 ]; then
+			pass "$name (${secs}s)"
+		else
+			fail "$name (log: $log)"
+			tail -n 30 "$log" | sed 's/^/      /'
+		fi
+	done
+	bg_tests=()
+}
 
 echo "check: packages"
 if ! tools/deps.sh > "$out/deps.log" 2>&1; then
@@ -94,15 +117,18 @@ checkpatch() {
 			--ignore FILE_PATH_CHANGES -q -f
 }
 
-# builds_and_lint: each build and lint is one test
+# builds_and_lint: each build and lint is one test; two at a time where
+# they share nothing (sparse rebuilds the tree the test kernel build made)
 builds_and_lint() {
-	run_test "build: against Debian's linux-headers (W=1, no warning)" "$out/build-debian.log" \
+	start_test "build: against Debian's linux-headers (W=1, no warning)" "$out/build-debian.log" \
 		no_warnings build_debian_headers
-	run_test "build: against the test kernel (W=1, no warning)" "$out/build.log" \
+	start_test "build: against the test kernel (W=1, no warning)" "$out/build.log" \
 		no_warnings build_test_kernel
-	run_test "lint: sparse (C=2, no warning)" "$out/sparse.log" \
+	end_tests
+	start_test "lint: sparse (C=2, no warning)" "$out/sparse.log" \
 		no_warnings sparse_check
-	run_test "lint: checkpatch --strict" "$out/checkpatch.log" checkpatch
+	start_test "lint: checkpatch --strict" "$out/checkpatch.log" checkpatch
+	end_tests
 	# the guests run these from the host's read-only root
 	run_test "build: userspace test programs (-Werror)" "$out/build-tests.log" \
 		make -C tests
@@ -166,7 +192,7 @@ run_vm() {
 	read -ra members <<< "${batch_members[$key]}"
 	if [[ $key == batch:* ]]; then
 		# the guest enforces each scenario's limit, the VM's is their
-		# sum; the batch scans for leaks after each scenario itself
+		# sum; the batch scans for leaks itself, at its end
 		local append=${SRDMA_APPEND:-}
 		if printf '%s\n' "${opts[@]}" | grep -qx -- --kmemleak; then
 			append+=" kmemleak=on"
@@ -262,6 +288,18 @@ for s in "${scenarios[@]}"; do
 				grep -vE '^ok ' "$o" | tail -n 15
 			done
 		} | sed 's/^/      /'
+	fi
+	# after the last scenario of a batch booted with kmemleak: its scan
+	key=${batch_of[$s]}
+	names=$(sed -E 's/:[0-9]+//g; s/ $//' <<< "${batch_members[$key]}")
+	if [[ $key == batch:*--kmemleak* ]] && [ "$s" = "${names##* }" ]; then
+		kdir=$out/run-${run_index[$key]}/a/kmemleak
+		if [ -e "$kdir/kmemleak.txt" ] && why=$(tools/vm/verdict "$kdir" kmemleak 2>&1); then
+			pass "vm: kmemleak: nothing of srdma leaked in $names"
+		else
+			fail "vm: kmemleak after $names (log: $kdir/kmemleak.txt)"
+			echo "${why:-no scan: the batch did not end}" | sed 's/^/      /'
+		fi
 	fi
 	[ "$s" = kunit ] || continue
 
