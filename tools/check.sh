@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 #
 # make check: install what is missing, build the test kernel (cached) and the
-# module, lint, run the KUnit suites and every scenario in tools/scenarios in
-# its own VM. Ends with the line "N passed, N failed"; exits 1 on any failure.
+# module, lint, run the KUnit suites and every scenario in tools/scenarios
+# (one-VM scenarios batched in one boot each, below). Ends with the line
+# "N passed, N failed"; exits 1 on any failure.
 #
 #   tools/check.sh [SCENARIO...]    only the named scenarios (and the builds)
 #   tools/check.sh --vm-only [--results DIR] SCENARIO...

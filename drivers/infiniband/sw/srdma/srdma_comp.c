@@ -85,20 +85,31 @@ static void srdma_comp_progress(struct srdma_qp *qp, u32 psn)
 	srdma_comp_restart_timer(qp);
 }
 
-/* the oldest WQE not done yet, or NULL */
-static struct srdma_swqe *srdma_comp_oldest(struct srdma_qp *qp)
+/*
+ * The first WQE under way (sent in part or whole, not done) from SQ index
+ * *@i on, *@i moved to it; NULL at the first WQE still NEW (the requester
+ * sends in order) or at the end.
+ */
+static struct srdma_swqe *srdma_comp_next_sent(struct srdma_qp *qp, u32 *i)
 {
-	u32 mask = qp->sq.queue.index_mask;
 	struct srdma_swqe *swqe;
-	u32 i;
 
-	for (i = srdma_queue_consumer(&qp->sq.queue); i != qp->req.fetched;
-	     i = (i + 1) & mask) {
-		swqe = srdma_swqe(qp, i);
+	for (; *i != qp->req.fetched; *i = (*i + 1) & qp->sq.queue.index_mask) {
+		swqe = srdma_swqe(qp, *i);
+		if (swqe->state == SRDMA_SWQE_NEW)
+			return NULL;
 		if (swqe->state != SRDMA_SWQE_DONE)
-			return swqe->state == SRDMA_SWQE_NEW ? NULL : swqe;
+			return swqe;
 	}
 	return NULL;
+}
+
+/* the oldest WQE under way, or NULL */
+static struct srdma_swqe *srdma_comp_oldest(struct srdma_qp *qp)
+{
+	u32 i = srdma_queue_consumer(&qp->sq.queue);
+
+	return srdma_comp_next_sent(qp, &i);
 }
 
 /* the oldest WQE under way fails with @status; the QP goes to ERR */
@@ -146,13 +157,8 @@ static bool srdma_comp_ack(struct srdma_qp *qp, u32 psn)
 	if (!srdma_psn_before(qp->comp.psn, next) ||
 	    srdma_psn_before(qp->req.psn_end, next))
 		return false;
-	for (i = srdma_queue_consumer(&qp->sq.queue); i != qp->req.fetched;
-	     i = (i + 1) & mask) {
-		swqe = srdma_swqe(qp, i);
-		if (swqe->state == SRDMA_SWQE_DONE)
-			continue;
-		if (swqe->state == SRDMA_SWQE_NEW)
-			break;
+	for (i = srdma_queue_consumer(&qp->sq.queue);
+	     (swqe = srdma_comp_next_sent(qp, &i)); i = (i + 1) & mask) {
 		if (srdma_wr_is_rd_atomic(swqe->wqe.wr.opcode)) {
 			if (srdma_psn_before(psn, swqe->first_psn))
 				break;
@@ -304,22 +310,17 @@ static void srdma_comp_atomic_ack(struct srdma_qp *qp, struct sk_buff *skb)
 	srdma_comp_wqe_done(qp, swqe, srdma_pkt(skb)->psn);
 }
 
-/* the WQE sent whose PSNs hold @psn, or NULL */
+/* the WQE under way whose PSNs hold @psn, or NULL */
 static struct srdma_swqe *srdma_comp_wqe_at(struct srdma_qp *qp, u32 psn)
 {
 	u32 mask = qp->sq.queue.index_mask;
 	struct srdma_swqe *swqe;
 	u32 i;
 
-	for (i = srdma_queue_consumer(&qp->sq.queue); i != qp->req.fetched;
-	     i = (i + 1) & mask) {
-		swqe = srdma_swqe(qp, i);
-		if (swqe->state == SRDMA_SWQE_NEW)
-			break;
-		if (swqe->state != SRDMA_SWQE_DONE &&
-		    srdma_psn_in_window(psn, swqe->first_psn, swqe->npsn))
+	for (i = srdma_queue_consumer(&qp->sq.queue);
+	     (swqe = srdma_comp_next_sent(qp, &i)); i = (i + 1) & mask)
+		if (srdma_psn_in_window(psn, swqe->first_psn, swqe->npsn))
 			return swqe;
-	}
 	return NULL;
 }
 
