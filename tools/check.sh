@@ -37,18 +37,9 @@ summary() {
 	[ $failed = 0 ]
 	exit
 }
-# run_test NAME LOG COMMAND...: one test that passes when the command does
-run_test() {
-	local name=$1 log=$2 t=$SECONDS; shift 2
-	if "$@" > "$log" 2>&1; then
-		pass "$name ($((SECONDS - t))s)"
-	else
-		fail "$name (log: $log)"
-		tail -n 30 "$log" | sed 's/^/      /'
-	fi
-}
-# start_test NAME LOG COMMAND...: run_test in the background; its line is
-# printed by end_tests, in the order the tests started
+# start_test NAME LOG COMMAND...: one test, in the background, that passes
+# when the command does; end_tests waits and prints the lines in the order
+# the tests started
 bg_tests=()
 start_test() {
 	local name=$1 log=$2 t=$SECONDS; shift 2
@@ -131,12 +122,14 @@ builds_and_lint() {
 	start_test "lint: checkpatch --strict" "$out/checkpatch.log" checkpatch
 	end_tests
 	# the guests run these from the host's read-only root
-	run_test "build: userspace test programs (-Werror)" "$out/build-tests.log" \
+	start_test "build: userspace test programs (-Werror)" "$out/build-tests.log" \
 		make -C tests
-	run_test "build: tools/srdma-rate (-Werror)" "$out/build-srdma-rate.log" \
+	start_test "build: tools/srdma-rate (-Werror)" "$out/build-srdma-rate.log" \
 		make -C tools/srdma-rate
-	run_test "tools/srdma-rate: host tests (units, netlink messages, the program)" \
+	end_tests
+	start_test "tools/srdma-rate: host tests (units, netlink messages, the program)" \
 		"$out/test-srdma-rate.log" make -C tools/srdma-rate test
+	end_tests
 }
 
 [ $vm_only = 1 ] || builds_and_lint
@@ -193,13 +186,9 @@ run_vm() {
 	read -ra members <<< "${batch_members[$key]}"
 	if [[ $key == batch:* ]]; then
 		# the guest enforces each scenario's limit, the VM's is their
-		# sum; the batch scans for leaks itself, at its end
-		local append=${SRDMA_APPEND:-}
-		if printf '%s\n' "${opts[@]}" | grep -qx -- --kmemleak; then
-			append+=" kmemleak=on"
-		fi
-		opts=($(printf '%s\n' "${opts[@]}" | sed -E '/^--timeout$/,+1d; /^--kmemleak$/d'))
-		SRDMA_APPEND=$append tools/vm/run --results "$dir" --quiet \
+		# sum; with --kmemleak the VM scans once the batch ended
+		readarray -t opts < <(printf '%s\n' "${opts[@]}" | sed -E '/^--timeout$/,+1d; /^$/d')
+		tools/vm/run --results "$dir" --quiet \
 			--timeout $(( batch_timeout[$key] + 60 )) "${opts[@]}" \
 			-- "${guest_env}bash tools/vm/guest-batch.sh ${members[*]}" > "$dir.log" 2>&1
 	else
@@ -294,7 +283,10 @@ for s in "${scenarios[@]}"; do
 	key=${batch_of[$s]}
 	names=$(sed -E 's/:[0-9]+//g; s/ $//' <<< "${batch_members[$key]}")
 	if [[ $key == batch:*--kmemleak* ]] && [ "$s" = "${names##* }" ]; then
-		kdir=$out/run-${run_index[$key]}/a/kmemleak
+		# the scan alone: the VM's logs and taint are the scenarios'
+		kdir=$out/run-${run_index[$key]}/kmemleak
+		mkdir -p "$kdir"
+		cp "$out/run-${run_index[$key]}/a/kmemleak.txt" "$kdir/" 2> /dev/null
 		if [ -e "$kdir/kmemleak.txt" ] && why=$(tools/vm/verdict "$kdir" kmemleak 2>&1); then
 			pass "vm: kmemleak: nothing of srdma leaked in $names"
 		else

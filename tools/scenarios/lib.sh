@@ -438,6 +438,27 @@ roce_ipv4_gid() {
 	return 1
 }
 
+# pingpong_ns NS SERVER_DEV SERVER_IP CLIENT_DEV CLIENT_IP [ARGS...]: a
+# stock ibv_rc_pingpong (20 iterations, ARGS) between a server on
+# SERVER_DEV in namespace NS and a client on CLIENT_DEV here, each on the
+# RoCEv2 GID of its address; both must exit 0, print their iterations and
+# (-c) find no invalid data. Outputs in $SRDMA_RESULTS/pingpong.*
+pingpong_ns() {
+	local ns=$1 sdev=$2 sip=$3 cdev=$4 cip=$5 gs gc pid rc out=$SRDMA_RESULTS/pingpong
+	shift 5
+	gs=$(rocev2_gid_index "$sdev" "$sip") && gc=$(rocev2_gid_index "$cdev" "$cip") || return 1
+	ip netns exec "$ns" timeout 60 ibv_rc_pingpong -d "$sdev" -g "$gs" -n 20 "$@" \
+		> "$out.server" 2>&1 &
+	pid=$!
+	wait_until 30 tcp_listening $pid 18515
+	timeout 50 ibv_rc_pingpong -d "$cdev" -g "$gc" -n 20 "$@" "$sip" > "$out.client" 2>&1
+	rc=$?
+	wait $pid || rc=1
+	cat "$out.server" "$out.client"
+	[ $rc = 0 ] && [ "$(cat "$out".* | grep -c '^20 iters in')" = 2 ] &&
+		! grep -q 'invalid data' "$out".*
+}
+
 # tcp_port_listening PORT: a socket listens on TCP PORT in this namespace
 tcp_port_listening() { ss -Hltn "sport = :$1" | grep -q .; }
 

@@ -19,29 +19,13 @@ check "device on veth1 in ns1 (its own UDP socket)" \
 check_match "ns1 has a socket on UDP 4791" ':4791' ip netns exec ns1 ss -uln
 check_match "the initial namespace has one too" ':4791' ss -uln
 
-# pingpong_across: server on srdma1 inside ns1, client on srdma0; both
-# must exit 0 and print their iterations
-pingpong_across() {
-	local g0 g1 pid rc
-	g0=$(rocev2_gid_index srdma0 198.18.0.1) && g1=$(rocev2_gid_index srdma1 198.18.0.2) || return 1
-	ip netns exec ns1 timeout 60 ibv_rc_pingpong -d srdma1 -g "$g1" -n 20 \
-		> "$SRDMA_RESULTS/pingpong.server" 2>&1 &
-	pid=$!
-	wait_until 30 tcp_listening $pid 18515
-	timeout 50 ibv_rc_pingpong -d srdma0 -g "$g0" -n 20 198.18.0.2 \
-		> "$SRDMA_RESULTS/pingpong.client" 2>&1
-	rc=$?
-	wait $pid || rc=1
-	cat "$SRDMA_RESULTS/pingpong.server" "$SRDMA_RESULTS/pingpong.client"
-	[ $rc = 0 ] && [ "$(cat "$SRDMA_RESULTS"/pingpong.* | grep -c '^20 iters in')" = 2 ]
-}
 ip addr add 198.18.0.1/24 dev veth0
 ip -n ns1 addr add 198.18.0.2/24 dev veth1
 load_uverbs
 both_gids() { rocev2_gid_index srdma0 198.18.0.1 && rocev2_gid_index srdma1 198.18.0.2; }
 check "RoCEv2 GIDs for both addresses" wait_until 10 both_gids
 check "ibv_rc_pingpong: server in ns1 (srdma1), client in the initial namespace (srdma0)" \
-	pingpong_across
+	pingpong_ns ns1 srdma1 198.18.0.2 srdma0 198.18.0.1
 check "rdma link delete srdma0" rdma link delete srdma0
 check_match "ns1's socket is still open" ':4791' ip netns exec ns1 ss -uln
 check_match "the initial namespace's port stays held for srdma1" ':4791' ss -uln

@@ -26,23 +26,8 @@ capture() {
 }
 check "capture on veth1" capture
 
-# pingpong over the VLAN: server on srdma1 in peer, client on srdma0
-pingpong_vlan() {
-	local g0 g1 pid rc
-	g0=$(rocev2_gid_index srdma0 198.19.5.1) && g1=$(rocev2_gid_index srdma1 198.19.5.2) || return 1
-	ip netns exec peer timeout 60 ibv_rc_pingpong -d srdma1 -g "$g1" -s 4096 -n 20 -c \
-		> "$SRDMA_RESULTS/pingpong.server" 2>&1 &
-	pid=$!
-	wait_until 30 tcp_listening $pid 18515
-	timeout 50 ibv_rc_pingpong -d srdma0 -g "$g0" -s 4096 -n 20 -c 198.19.5.2 \
-		> "$SRDMA_RESULTS/pingpong.client" 2>&1
-	rc=$?
-	wait $pid || rc=1
-	cat "$SRDMA_RESULTS/pingpong.server" "$SRDMA_RESULTS/pingpong.client"
-	[ $rc = 0 ] && [ "$(cat "$SRDMA_RESULTS"/pingpong.* | grep -c '^20 iters in')" = 2 ] &&
-		! grep -q 'invalid data' "$SRDMA_RESULTS"/pingpong.*
-}
-check "ibv_rc_pingpong -c between the VLAN GIDs" pingpong_vlan
+check "ibv_rc_pingpong -c between the VLAN GIDs (server srdma1 in peer)" \
+	pingpong_ns peer srdma1 198.19.5.2 srdma0 198.19.5.1 -s 4096 -c
 sleep 1
 pkill tcpdump
 wait

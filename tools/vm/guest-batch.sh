@@ -13,15 +13,14 @@
 # loaded since the batch began must unload (srdma unloads only if nothing
 # holds it). The reasons it failed that go to NAME/left-behind. The kernel
 # log of the scenario goes to NAME/dmesg.txt, the taint flags it added to
-# NAME/tainted: tools/vm/verdict reads them as it reads a VM's. Booted with
-# kmemleak=on, the batch ends with a kmemleak scan (kmemleak/kmemleak.txt):
-# a scan costs some 10 s here and needs a second one to report, so it is
-# one for the batch, not one per scenario (the report's comm and trace say
-# whose an object was).
+# NAME/tainted: tools/vm/verdict reads them as it reads a VM's. A VM booted
+# with kmemleak (tools/vm/run --kmemleak) scans once the whole batch ended: a
+# scan costs some 10 s here and needs a second one to report, so it is one
+# for the batch, not one per scenario (the report's comm and trace say whose
+# an object was).
 set -u
 
 root=$SRDMA_RESULTS
-kmemleak=/sys/kernel/debug/kmemleak
 baseline=$(mktemp)
 lsmod | awk 'NR > 1 { print $1 }' > "$baseline"
 
@@ -61,7 +60,6 @@ leave_nothing() {
 	done
 }
 
-[ -w $kmemleak ] && grep -q kmemleak=on /proc/cmdline && kmemleak_on=1
 for arg in "$@"; do
 	name=${arg%%:*} limit=${arg#*:}
 	[ "$limit" != "$arg" ] || limit=300
@@ -90,11 +88,3 @@ for arg in "$@"; do
 	echo "$status" > "$dir/exit-status"
 	echo "batch: $name: exit status $status in $(cat "$dir/seconds") s"
 done
-if [ -n "${kmemleak_on:-}" ]; then
-	# an object is reported once two scans found no reference to it and it
-	# is older than kmemleak's minimum age (5 s)
-	mkdir -p "$root/kmemleak"
-	echo scan > $kmemleak; sleep 5; echo scan > $kmemleak
-	cat $kmemleak > "$root/kmemleak/kmemleak.txt"
-	echo "batch: kmemleak: $(grep -c '^unreferenced object' "$root/kmemleak/kmemleak.txt") objects reported"
-fi

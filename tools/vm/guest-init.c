@@ -250,14 +250,11 @@ static void copy_file(const char *src, const char *dst)
 static void kmemleak_scan(const char *out)
 {
 	const char *ctl = "/sys/kernel/debug/kmemleak";
-	int i;
 
 	if (access(ctl, W_OK))
 		return;
-	for (i = 0; i < 2; i++) {
-		write_file(ctl, "scan");
-		sleep(5);
-	}
+	write_file(ctl, "scan");
+	sleep(5);
 	write_file(ctl, "scan");
 	copy_file(ctl, out);
 }
