@@ -27,8 +27,15 @@
  * calls entered the kernel fewer times than a fifth of its iterations (the
  * garbage made librxe refuse nearly everything: the kernel was not tested).
  *
- * Output is TAP: a line per round and per final check. Exit status 0 when
- * every round ended and the device still works afterwards.
+ * Before the rounds, two directed checks build ring contents that random
+ * garbage rarely does: an RDMA READ marked inline whose num_sge is
+ * 0xffffffff, and a producer index moved back over WQEs still waiting for
+ * their ACK with a new WQE written into the first one's slot. Each must
+ * end in an error completion, with the kernel unharmed.
+ *
+ * Output is TAP: a line per directed check, per round and per final check.
+ * Exit status 0 when every check passed, every round ended and the device
+ * still works afterwards.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -1271,6 +1278,220 @@ static bool report_round(unsigned int round, bool destroy, bool ended,
 }
 
 /*
+ * Directed abuse: two shapes of ring contents that the random rounds are
+ * unlikely to build, each once, in a child of its own before the rounds.
+ * Each must end with an error completion; the kernel must live through it.
+ */
+enum {
+	DIRECTED_SETUP = 1,		/* objects could not be made */
+	DIRECTED_INLINE_READ = 2,	/* no error completion */
+	DIRECTED_PRODUCER_BACK = 4,	/* no error completion */
+};
+
+#define DIRECTED_WC_TIMEOUT_MS	3000
+#define DIRECTED_WR_ID		0xd1ec7edULL
+
+static struct rxe_send_wqe *sq_slot(const struct ring *sq, unsigned int index)
+{
+	return (void *)(sq->q->data +
+			((size_t)(index & sq->mask) << sq->log2_elem));
+}
+
+static void set_producer(const struct ring *sq, unsigned int index)
+{
+	__atomic_store_n(&sq->q->producer_index, index & sq->mask,
+			 __ATOMIC_RELEASE);
+}
+
+/* ring_doorbell() - the POST_SEND command with no work request */
+static int ring_doorbell(struct round *r, struct ibv_qp *qp)
+{
+	struct {
+		struct ib_uverbs_cmd_hdr hdr;
+		struct ib_uverbs_post_send cmd;
+	} req = {
+		.hdr = {
+			.command = IB_USER_VERBS_CMD_POST_SEND,
+			.in_words = sizeof(req) / 4,
+			.out_words = sizeof(struct ib_uverbs_post_send_resp) / 4,
+		},
+		.cmd = {
+			.qp_handle = qp->handle,
+			.wqe_size = sizeof(struct ib_uverbs_send_wr),
+		},
+	};
+	struct ib_uverbs_post_send_resp resp;
+
+	req.cmd.response = (uintptr_t)&resp;
+	return write(r->ctx->cmd_fd, &req, sizeof(req)) == sizeof(req) ? 0 : errno;
+}
+
+/* connect_rc() - RESET, then to RTS towards @dest_qpn on this device */
+static int connect_rc(struct round *r, struct ibv_qp *qp, uint32_t dest_qpn)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_RESET };
+	int err;
+
+	err = modify(qp, &a, IBV_QP_STATE);
+	if (!err)
+		err = to_init(qp);
+	if (err)
+		return err;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = dest_qpn;
+	a.max_dest_rd_atomic = 4;
+	a.min_rnr_timer = 1;
+	fill_av(r, &a.ah_attr, true);
+	err = modify(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+		     IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+		     IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
+	if (err)
+		return err;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.timeout = 14;		/* 67 ms: time to rewrite the ring */
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 4;
+	return modify(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
+		      IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
+		      IBV_QP_MAX_QP_RD_ATOMIC);
+}
+
+/* wait_error_wc() - a completion of @wr_id with an error status, in time */
+static bool wait_error_wc(struct ibv_cq *cq, uint64_t wr_id, const char *what)
+{
+	long long deadline = now_ms() + DIRECTED_WC_TIMEOUT_MS;
+	struct ibv_wc wc;
+	int n;
+
+	while (now_ms() < deadline) {
+		n = ibv_poll_cq(cq, 1, &wc);
+		if (n < 0)
+			break;
+		if (!n) {
+			sleep_ms(1);
+			continue;
+		}
+		if (wc.wr_id != wr_id)
+			continue;
+		diag("%s: completion %s", what, ibv_wc_status_str(wc.status));
+		return wc.status != IBV_WC_SUCCESS;
+	}
+	diag("%s: no completion within %d ms", what, DIRECTED_WC_TIMEOUT_MS);
+	return false;
+}
+
+/*
+ * An RDMA READ marked inline, whose num_sge says 0xffffffff over an SGE
+ * area of zeros: its response has no SGE list to go to. Refused as the
+ * man page says (inline is for SEND and WRITE), it completes in error;
+ * walked as an SGE list, it runs past the end of the kernel's copy.
+ */
+static bool directed_inline_read(struct round *r)
+{
+	struct ibv_qp *qa = r->qp[QP_RC], *qb = r->qp[QP_RC_SRQ];
+	const struct ring *sq = &r->sq[QP_RC];
+	struct rxe_send_wqe *wqe;
+	unsigned int p;
+
+	if (connect_rc(r, qa, qb->qp_num) || connect_rc(r, qb, qa->qp_num))
+		return false;
+	p = sq->q->producer_index;
+	wqe = sq_slot(sq, p);
+	memset(wqe, 0, (size_t)1 << sq->log2_elem);
+	wqe->wr.wr_id = DIRECTED_WR_ID;
+	wqe->wr.opcode = IBV_WR_RDMA_READ;
+	wqe->wr.send_flags = IBV_SEND_INLINE | IBV_SEND_SIGNALED;
+	wqe->wr.wr.rdma.remote_addr = (uintptr_t)r->buf;
+	wqe->wr.wr.rdma.rkey = r->mr->rkey;
+	wqe->dma.length = 16;
+	wqe->dma.resid = 16;
+	wqe->dma.num_sge = 0xffffffff;
+	set_producer(sq, p + 1);
+	return !ring_doorbell(r, qa) &&
+	       wait_error_wc(r->cq[qp_defs[QP_RC].cq_send], DIRECTED_WR_ID,
+			     "inline READ");
+}
+
+/*
+ * Three SENDs go to a QP that does not exist and wait for their ACK; the
+ * producer index is then moved back to the first of them and a new WQE
+ * written over it. The requester must not take that slot again while its
+ * WQE is under way (the retransmission would send bytes from far outside
+ * the new WQE); the three end in RETRY_EXC_ERR.
+ */
+static bool directed_producer_back(struct round *r)
+{
+	struct ibv_qp *qa = r->qp[QP_RC];
+	const struct ring *sq = &r->sq[QP_RC];
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)r->buf,
+		.length = QP_INLINE_BYTES,
+	};
+	struct ibv_send_wr wr = {
+		.sg_list = &sge,
+		.num_sge = 1,
+		.opcode = IBV_WR_SEND,
+		.send_flags = IBV_SEND_INLINE | IBV_SEND_SIGNALED,
+	}, *bad;
+	struct rxe_send_wqe *wqe;
+	unsigned int first, i;
+
+	if (connect_rc(r, qa, QP_DEST_QPN))
+		return false;
+	first = sq->q->producer_index;
+	for (i = 0; i < 3; i++) {
+		wr.wr_id = DIRECTED_WR_ID + i;
+		if (ibv_post_send(qa, &wr, &bad))
+			return false;
+	}
+	set_producer(sq, first);
+	if (ring_doorbell(r, qa))
+		return false;
+	wqe = sq_slot(sq, first);
+	wqe->wr.wr_id = DIRECTED_WR_ID + 100;
+	wqe->dma.length = 8;
+	set_producer(sq, first + 1);
+	return !ring_doorbell(r, qa) &&
+	       wait_error_wc(r->cq[qp_defs[QP_RC].cq_send], DIRECTED_WR_ID,
+			     "SEND under a producer index moved back");
+}
+
+static int run_directed(const char *dev)
+{
+	struct round *r = calloc(1, sizeof(*r));
+	int ret = 0;
+
+	if (!r)
+		return DIRECTED_SETUP;
+	rng_seed(&r->rng, DEFAULT_SEED);
+	if (!setup(r, dev))
+		return DIRECTED_SETUP;
+	if (!directed_inline_read(r))
+		ret |= DIRECTED_INLINE_READ;
+	if (!directed_producer_back(r))
+		ret |= DIRECTED_PRODUCER_BACK;
+	return teardown(r) ? ret : ret | DIRECTED_SETUP;
+}
+
+static void report_directed(bool ended, int status)
+{
+	int ret = ended && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+
+	if (ret < 0)
+		diag("directed: the process %s", ended ? "was killed" : "hangs");
+	check(ret >= 0 && !(ret & DIRECTED_SETUP),
+	      "directed: objects made and destroyed");
+	check(ret >= 0 && !(ret & DIRECTED_INLINE_READ),
+	      "directed: an inline READ with num_sge 0xffffffff completes in error");
+	check(ret >= 0 && !(ret & DIRECTED_PRODUCER_BACK),
+	      "directed: WQEs under a producer index moved back complete in error");
+}
+
+/*
  * still_works() - after the rounds, a fresh context still gets a flushed
  * completion for a receive posted to an RC QP moved to ERR
  */
@@ -1340,6 +1561,20 @@ int main(int argc, char **argv)
 	diag("device %s, seed %llu, %u iterations in %d rounds (rerun: %s %s %llu %u)",
 	     dev, seed, per_round * ROUNDS, ROUNDS, argv[0], dev, seed,
 	     iterations);
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0) {
+		printf("Bail out! fork: %s\n", strerror(errno));
+		return 1;
+	}
+	if (!pid)
+		_exit(run_directed(dev));
+	ended = wait_round(pid, &status);
+	report_directed(ended, status);
+	if (!ended) {
+		printf("Bail out! the directed checks hang\n");
+		return 1;
+	}
 	for (round = 1; round <= ROUNDS; round++) {
 		destroy = round % 2 == 0 || round == ROUNDS;
 		fflush(stdout);

@@ -18,6 +18,7 @@
 #include <net/dst_cache.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_user_rxe.h>
+#include <srdma/range.h>
 
 #include "srdma_hdr.h"
 #include "srdma_queue.h"
@@ -483,6 +484,7 @@ struct srdma_res {
  * @uc_dropping: UC: the rest of a dropped message is being discarded
  * @msg: SRDMA_OP_SEND or SRDMA_OP_WRITE while a message is under way
  * @mr: the target of the RDMA WRITE under way, referenced
+ * @rkey: the key it came with, checked again for each packet
  * @va: where its next byte goes
  * @resid: its bytes still to come
  * @rwqe: copy of the receive WQE a SEND fills; room for max_sge SGEs
@@ -496,6 +498,7 @@ struct srdma_res {
  * @res_next: the entry the next read or atomic takes
  * @read: the read whose responses are being sent, or NULL
  * @read_mr: the MR it reads, referenced
+ * @read_rkey: the key the read came with, checked again for each response
  * @read_psn: PSN of its next response
  * @read_va: address of its next byte
  * @read_resid: bytes still to send
@@ -509,6 +512,7 @@ struct srdma_resp {
 	bool uc_dropping;
 	u32 msg;
 	struct srdma_mr *mr;
+	u32 rkey;
 	u64 va;
 	u32 resid;
 	struct rxe_recv_wqe *rwqe;
@@ -522,6 +526,7 @@ struct srdma_resp {
 	u32 res_next;
 	struct srdma_res *read;
 	struct srdma_mr *read_mr;
+	u32 read_rkey;
 	u32 read_psn;
 	u64 read_va;
 	u32 read_resid;
@@ -734,11 +739,13 @@ void srdma_mr_put(struct srdma_mr *mr);
 int srdma_mr_check_access(int access);
 #if IS_ENABLED(CONFIG_KUNIT)
 u32 srdma_mr_make_key(u32 index, u8 key_byte);
+int srdma_user_mr_check(u64 start, u64 length, u64 iova, u64 max_bytes);
 #endif
 
 /* srdma_mem.c */
 int srdma_mr_lookup(struct srdma_qp *qp, u32 key, u64 va, u64 length,
 		    int access, struct srdma_mr **mrp);
+bool srdma_mr_access_ok(struct srdma_mr *mr, u32 key, u64 va, u64 len);
 void srdma_mr_copy(struct srdma_mr *mr, u64 va, void *buf, u32 length,
 		   bool to_mr);
 int srdma_sge_copy(struct srdma_qp *qp, const struct rxe_sge *sge,
@@ -878,6 +885,13 @@ void srdma_req_wqe_done(struct srdma_qp *qp, struct srdma_swqe *swqe,
 void srdma_req_doorbell(struct srdma_qp *qp);
 void srdma_req_rewind(struct srdma_qp *qp);
 void srdma_req_xmit_refused(struct srdma_qp *qp);
+#if IS_ENABLED(CONFIG_KUNIT)
+enum ib_wc_status srdma_swqe_length(struct rxe_send_wqe *wqe, u32 max_sge,
+				    u32 max_inline_bytes, u32 *length);
+bool srdma_read_npsn_ok(u32 length, u32 mtu);
+int srdma_req_pkt_span(u32 psn, u32 first_psn, u32 npsn, u32 mtu, u32 length,
+		       u64 *offset, u32 *payload);
+#endif
 
 /* srdma_comp.c */
 unsigned int srdma_comp_run(struct srdma_qp *qp);

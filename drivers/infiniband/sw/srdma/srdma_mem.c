@@ -9,6 +9,7 @@
  * registration MRs hold kernel virtual addresses, since srdma, like every
  * software device, is a virtual-DMA device (ib_uses_virt_dma()).
  */
+#include <kunit/visibility.h>
 #include <linux/highmem.h>
 
 #include "srdma.h"
@@ -29,7 +30,6 @@ int srdma_mr_lookup(struct srdma_qp *qp, u32 key, u64 va, u64 length,
 		    int access, struct srdma_mr **mrp)
 {
 	struct srdma_mr *mr;
-	u64 start, end;
 
 	mr = srdma_mr_get(to_srdma_dev(qp->ibqp.device), key);
 	if (!mr)
@@ -42,16 +42,38 @@ int srdma_mr_lookup(struct srdma_qp *qp, u32 key, u64 va, u64 length,
 		srdma_mr_put(mr);
 		return -EACCES;
 	}
-	start = mr->ibmr.iova;
-	end = start + mr->ibmr.length;
 	if (mr->kind != SRDMA_MR_DMA &&
-	    (va < start || length > end - start || va - start > (end - start) - length)) {
+	    !srdma_range_ok(mr->ibmr.iova, mr->ibmr.length, va, length)) {
 		srdma_mr_put(mr);
 		return -ERANGE;
 	}
 	*mrp = mr;
 	return 0;
 }
+
+/**
+ * srdma_mr_access_ok() - an MR found by srdma_mr_lookup() for the first
+ * packet of a message still allows the access of a later one
+ * @mr: the MR, referenced
+ * @key: the key it was found with
+ * @va: first byte
+ * @len: bytes
+ *
+ * Between two packets of a WRITE, or two responses of a READ, a fast
+ * registration MR may have been invalidated (LOCAL_INV, SEND with
+ * invalidate) and mapped again elsewhere: its pages may be gone.
+ *
+ * Return: true if @key still names @mr and the bytes are inside it.
+ */
+bool srdma_mr_access_ok(struct srdma_mr *mr, u32 key, u64 va, u64 len)
+{
+	if (READ_ONCE(mr->key) != key)
+		return false;
+	return mr->kind == SRDMA_MR_DMA ||
+	       srdma_range_ok(READ_ONCE(mr->ibmr.iova),
+			      READ_ONCE(mr->ibmr.length), va, len);
+}
+EXPORT_SYMBOL_IF_KUNIT(srdma_mr_access_ok);
 
 /* kernel address of byte @va of @mr, and the bytes after it in its page */
 static void *srdma_mr_map(struct srdma_mr *mr, u64 va, u32 *room,

@@ -178,6 +178,33 @@ static int srdma_mr_collect_pages(struct srdma_mr *mr)
 	return 0;
 }
 
+/**
+ * srdma_user_mr_check() - the geometry of a user MR
+ * @start: its user address
+ * @length: its bytes
+ * @iova: the address peers and SGEs use for @start
+ * @max_bytes: the device's max_mr_size
+ *
+ * Seen from @start or from @iova, the MR must end below 2^64, and @iova
+ * must sit at the same offset in its page as @start (ib_uverbs checks that
+ * too; atomics rely on it for their alignment).
+ *
+ * Return: 0 or -EINVAL.
+ */
+VISIBLE_IF_KUNIT int srdma_user_mr_check(u64 start, u64 length, u64 iova,
+					 u64 max_bytes)
+{
+	u64 end;
+
+	if (!length || length > max_bytes ||
+	    check_add_overflow(start, length, &end) ||
+	    check_add_overflow(iova, length, &end) ||
+	    offset_in_page(start ^ iova))
+		return -EINVAL;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(srdma_user_mr_check);
+
 struct ib_mr *srdma_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				u64 iova, int access, struct ib_udata *udata)
 {
@@ -185,9 +212,10 @@ struct ib_mr *srdma_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	struct srdma_mr *mr;
 	int err;
 
-	if (!length || length > sdev->attr.max_mr_size) {
-		ibdev_dbg(&sdev->ib_dev, "user MR of %llu bytes refused\n",
-			  length);
+	if (srdma_user_mr_check(start, length, iova, sdev->attr.max_mr_size)) {
+		ibdev_dbg(&sdev->ib_dev,
+			  "user MR of %llu bytes at %#llx, iova %#llx, refused\n",
+			  length, start, iova);
 		return ERR_PTR(-EINVAL);
 	}
 	mr = srdma_mr_alloc(ibpd, access, SRDMA_MR_USER);

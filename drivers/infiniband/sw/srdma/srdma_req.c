@@ -20,6 +20,7 @@
  * packet waits for its turn and its rate (srdma_sched.c); the last before
  * a wait asks for an ACK, so that the wait never looks like a lost ACK.
  */
+#include <kunit/visibility.h>
 #include <srdma/psn.h>
 
 #include "srdma.h"
@@ -51,35 +52,92 @@ static u32 srdma_sq_next(struct srdma_qp *qp, u32 index)
 	return (index + 1) & qp->sq.queue.index_mask;
 }
 
+/**
+ * srdma_swqe_length() - the data checks of a send WQE, on srdma's copy
+ * @wqe: the copy; an inline WQE's num_sge is set to 0 (its SGE area holds
+ *       data)
+ * @max_sge: the QP's max_sge
+ * @max_inline_bytes: the QP's max inline data
+ * @length: the message's bytes, on success
+ *
+ * Inline data is for the opcodes that carry a payload (ibv_post_send(3):
+ * "valid only for Send and RDMA Write"): a READ or an atomic has no SGE
+ * list to take its answer then.
+ *
+ * Return: IB_WC_SUCCESS, or the status the WQE completes with.
+ */
+VISIBLE_IF_KUNIT enum ib_wc_status srdma_swqe_length(struct rxe_send_wqe *wqe,
+						     u32 max_sge,
+						     u32 max_inline_bytes,
+						     u32 *length)
+{
+	u32 opcode = wqe->wr.opcode;
+	u64 total = 0;
+	u32 i;
+
+	if (wqe->wr.send_flags & IB_SEND_INLINE) {
+		if (srdma_wr_is_rd_atomic(opcode))
+			return IB_WC_LOC_QP_OP_ERR;
+		if (wqe->dma.length > max_inline_bytes)
+			return IB_WC_LOC_LEN_ERR;
+		wqe->dma.num_sge = 0;
+		*length = wqe->dma.length;
+		return IB_WC_SUCCESS;
+	}
+	if (wqe->dma.num_sge > max_sge)
+		return IB_WC_LOC_LEN_ERR;
+	for (i = 0; i < wqe->dma.num_sge; i++)
+		if (check_add_overflow(total, (u64)wqe->dma.sge[i].length,
+				       &total))
+			return IB_WC_LOC_LEN_ERR;
+	if (total > SRDMA_MAX_MSG_BYTES)
+		return IB_WC_LOC_LEN_ERR;
+	if ((opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+	     opcode == IB_WR_ATOMIC_FETCH_AND_ADD) &&
+	    (total != sizeof(u64) ||
+	     !IS_ALIGNED(wqe->wr.wr.atomic.remote_addr, sizeof(u64))))
+		return IB_WC_LOC_QP_OP_ERR;
+	*length = total;
+	return IB_WC_SUCCESS;
+}
+EXPORT_SYMBOL_IF_KUNIT(srdma_swqe_length);
+
+/**
+ * srdma_read_npsn_ok() - whether the responses of a READ fit the PSN space
+ * @length: bytes read
+ * @mtu: path MTU in bytes
+ *
+ * A READ takes all its PSNs at once, on top of up to
+ * SRDMA_MAX_INFLIGHT_PSNS others: together they must stay below half the
+ * PSN circle, where srdma_psn_diff() changes sign. Only a READ of nearly
+ * 2 GiB at MTU 256 comes near.
+ */
+VISIBLE_IF_KUNIT bool srdma_read_npsn_ok(u32 length, u32 mtu)
+{
+	return srdma_msg_npsn(length, mtu) <=
+	       BIT(SRDMA_PSN_BITS - 1) - SRDMA_MAX_INFLIGHT_PSNS;
+}
+EXPORT_SYMBOL_IF_KUNIT(srdma_read_npsn_ok);
+
 /* the checks of a WQE copied from the ring; its status if refused */
 static enum ib_wc_status srdma_swqe_check(struct srdma_qp *qp,
 					  struct srdma_swqe *swqe)
 {
 	struct rxe_send_wqe *wqe = &swqe->wqe;
 	u32 opcode = wqe->wr.opcode;
-	u64 length = 0;
-	u32 i;
+	enum ib_wc_status status;
+	u32 length;
 
 	if (!srdma_send_opcode_ok(qp->ibqp.qp_type, opcode) ||
 	    (qp->user && opcode == IB_WR_REG_MR))
 		return IB_WC_LOC_QP_OP_ERR;
-	if (wqe->wr.send_flags & IB_SEND_INLINE) {
-		length = wqe->dma.length;
-		if (length > qp->sq.max_inline_bytes)
-			return IB_WC_LOC_LEN_ERR;
-	} else {
-		if (wqe->dma.num_sge > qp->sq.max_sge)
-			return IB_WC_LOC_LEN_ERR;
-		for (i = 0; i < wqe->dma.num_sge; i++)
-			length += wqe->dma.sge[i].length;
-		if (length > SRDMA_MAX_MSG_BYTES)
-			return IB_WC_LOC_LEN_ERR;
-	}
-	if ((opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
-	     opcode == IB_WR_ATOMIC_FETCH_AND_ADD) &&
-	    (length != sizeof(u64) ||
-	     !IS_ALIGNED(wqe->wr.wr.atomic.remote_addr, sizeof(u64))))
-		return IB_WC_LOC_QP_OP_ERR;
+	status = srdma_swqe_length(wqe, qp->sq.max_sge,
+				   qp->sq.max_inline_bytes, &length);
+	if (status != IB_WC_SUCCESS)
+		return status;
+	if (opcode == IB_WR_RDMA_READ &&
+	    !srdma_read_npsn_ok(length, qp->mtu_bytes))
+		return IB_WC_LOC_LEN_ERR;
 	swqe->length = length;
 	return IB_WC_SUCCESS;
 }
@@ -131,19 +189,26 @@ static u32 srdma_req_posted(struct srdma_qp *qp)
  * srdma_req_next_wqe() - the WQE the requester is at, copied from the ring
  * the first time it gets there
  * @qp: the QP
+ * @fetched: set if it was copied now
  *
  * Return: srdma's copy, or NULL if the queue holds no more or an RNR NAK
  * delay runs.
  */
-static struct srdma_swqe *srdma_req_next_wqe(struct srdma_qp *qp)
+static struct srdma_swqe *srdma_req_next_wqe(struct srdma_qp *qp,
+					     bool *fetched)
 {
 	struct srdma_req *req = &qp->req;
 
-	if (req->rnr_wait || req->index == srdma_req_posted(qp))
+	*fetched = false;
+	if (req->rnr_wait ||
+	    !srdma_sq_may_fetch(srdma_queue_consumer(&qp->sq.queue),
+				req->index, srdma_req_posted(qp),
+				qp->sq.queue.index_mask))
 		return NULL;
 	if (req->index == req->fetched) {
 		srdma_swqe_fetch(qp, req->index);
 		req->fetched = srdma_sq_next(qp, req->index);
+		*fetched = true;
 	}
 	return srdma_swqe(qp, req->index);
 }
@@ -199,12 +264,16 @@ void srdma_req_wqe_done(struct srdma_qp *qp, struct srdma_swqe *swqe,
  * @buf: where they go
  * @len: bytes to copy, within the message
  *
- * Return: 0, or -EACCES if an SGE's key does not allow the access.
+ * Return: 0, -EACCES if an SGE's key does not allow the access, or -EINVAL
+ * if the bytes are not the message's.
  */
 int srdma_swqe_copy(struct srdma_qp *qp, struct srdma_swqe *swqe, u64 offset,
 		    void *buf, u32 len)
 {
 	if (swqe->wqe.wr.send_flags & IB_SEND_INLINE) {
+		/* swqe->length fits the slot: srdma_swqe_length() */
+		if (!srdma_range_ok(0, swqe->length, offset, len))
+			return -EINVAL;
 		memcpy(buf, swqe->wqe.dma.inline_data + offset, len);
 		return 0;
 	}
@@ -234,8 +303,38 @@ static u32 srdma_swqe_npsn(struct srdma_qp *qp, struct srdma_swqe *swqe)
 	if (opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
 	    opcode == IB_WR_ATOMIC_FETCH_AND_ADD)
 		return 1;
-	return max_t(u32, 1, DIV_ROUND_UP(swqe->length, qp->mtu_bytes));
+	return srdma_msg_npsn(swqe->length, qp->mtu_bytes);
 }
+
+/**
+ * srdma_req_pkt_span() - where the packet with PSN @psn of a message starts
+ * @psn: the PSN to send
+ * @first_psn: the message's first
+ * @npsn: its PSNs
+ * @mtu: path MTU in bytes
+ * @length: the message's bytes
+ * @offset: its first byte in the message
+ * @payload: its bytes (for a READ request: the most a response carries)
+ *
+ * Return: 0, or -ERANGE if @psn is not one of the message's.
+ */
+VISIBLE_IF_KUNIT int srdma_req_pkt_span(u32 psn, u32 first_psn, u32 npsn,
+					u32 mtu, u32 length, u64 *offset,
+					u32 *payload)
+{
+	s32 k = srdma_psn_diff(psn, first_psn);
+	u64 off;
+
+	if (k < 0 || (u32)k >= npsn || !mtu)
+		return -ERANGE;
+	off = (u64)k * mtu;
+	if (off > length)
+		return -ERANGE;
+	*offset = off;
+	*payload = min_t(u64, mtu, length - off);
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(srdma_req_pkt_span);
 
 /*
  * The packet of @swqe with PSN @psn; sets *@next_psn to the PSN after it.
@@ -246,17 +345,23 @@ static int srdma_req_send_pkt(struct srdma_qp *qp, struct srdma_swqe *swqe,
 {
 	struct srdma_dev *sdev = to_srdma_dev(qp->ibqp.device);
 	struct rxe_send_wr *wr = &swqe->wqe.wr;
-	u32 k = srdma_psn_diff(psn, swqe->first_psn);
-	u64 offset = (u64)k * qp->mtu_bytes;
-	bool first = !k, last = k == swqe->npsn - 1;
 	bool uc = qp->ibqp.qp_type == IB_QPT_UC;
-	bool ackreq = !uc, se = false;
+	bool ackreq = !uc, se = false, first, last;
 	struct srdma_reth *reth;
 	struct srdma_bth *bth;
 	struct sk_buff *skb;
-	u32 payload = 0;
+	u32 payload = 0, bytes, k;
+	u64 offset;
 	u8 opcode;
 	int err;
+
+	/* the WQE fails rather than send bytes that are not its own */
+	if (srdma_req_pkt_span(psn, swqe->first_psn, swqe->npsn, qp->mtu_bytes,
+			       swqe->length, &offset, &bytes))
+		return -EINVAL;
+	k = srdma_psn_diff(psn, swqe->first_psn);
+	first = !k;
+	last = k == swqe->npsn - 1;
 
 	switch (wr->opcode) {
 	case IB_WR_RDMA_READ:
@@ -292,7 +397,7 @@ static int srdma_req_send_pkt(struct srdma_qp *qp, struct srdma_swqe *swqe,
 		break;
 	}
 	default:
-		payload = min_t(u64, qp->mtu_bytes, swqe->length - offset);
+		payload = bytes;
 		opcode = srdma_req_opcodes[wr->opcode][first ?
 			(last ? POS_ONLY : POS_FIRST) :
 			(last ? POS_LAST : POS_MIDDLE)];
@@ -440,6 +545,7 @@ unsigned int srdma_req_run(struct srdma_qp *qp)
 	bool (*step)(struct srdma_qp *qp, struct srdma_swqe *swqe);
 	struct srdma_swqe *swqe;
 	unsigned int done = 0;
+	bool fetched;
 
 	if (state != IB_QPS_RTS && state != IB_QPS_SQD)
 		return 0;
@@ -464,12 +570,15 @@ unsigned int srdma_req_run(struct srdma_qp *qp)
 		return 0;
 	}
 	while (done < SRDMA_ENGINE_BATCH) {
-		swqe = srdma_req_next_wqe(qp);
+		swqe = srdma_req_next_wqe(qp, &fetched);
 		if (!swqe)
 			break;
 		if (swqe->state == SRDMA_SWQE_DONE ?
-		    !srdma_req_skip_done(qp, swqe) : !step(qp, swqe))
+		    !srdma_req_skip_done(qp, swqe) : !step(qp, swqe)) {
+			/* refused as it was copied: the completer has work */
+			done += fetched && swqe->state == SRDMA_SWQE_DONE;
 			break;
+		}
 		done++;
 	}
 	return done;

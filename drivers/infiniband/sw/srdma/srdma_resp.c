@@ -208,11 +208,15 @@ static void srdma_resp_start_read(struct srdma_qp *qp, struct srdma_res *res,
 		srdma_mr_put(resp->read_mr);
 	resp->read = res;
 	resp->read_mr = mr;
+	resp->read_rkey = res->rkey;
 	resp->read_psn = psn;
 	resp->read_va = va;
 	resp->read_resid = len;
 	resp->read_first = true;
 }
+
+static void srdma_resp_fail(struct srdma_qp *qp, u32 psn,
+			    enum srdma_resp_verdict verdict);
 
 /* send read responses, up to a batch; how many it sent */
 static unsigned int srdma_resp_send_read(struct srdma_qp *qp)
@@ -249,6 +253,13 @@ static unsigned int srdma_resp_send_read(struct srdma_qp *qp)
 			aeth->smsn = srdma_aeth_make(SRDMA_AETH_ACK,
 						     SRDMA_AETH_CREDITS_NONE,
 						     resp->msn);
+		}
+		if (n && !srdma_mr_access_ok(resp->read_mr, resp->read_rkey,
+					     resp->read_va, n)) {
+			/* the MR went since the READ was checked */
+			kfree_skb(skb);
+			srdma_resp_fail(qp, resp->read_psn, SRDMA_RESP_ACCESS);
+			return sent;
 		}
 		if (n)
 			srdma_mr_copy(resp->read_mr, resp->read_va,
@@ -312,7 +323,7 @@ static enum srdma_resp_verdict srdma_resp_send(struct srdma_qp *qp,
 
 	if (!srdma_rwqe_take(qp))
 		return SRDMA_RESP_RNR;
-	if ((u64)resp->placed + len > resp->rwqe_length)
+	if (!srdma_recv_fits(resp->placed, len, resp->rwqe_length))
 		return SRDMA_RESP_TOO_LONG;
 	if (srdma_sge_copy(qp, resp->rwqe->dma.sge, resp->rwqe->dma.num_sge,
 			   resp->placed,
@@ -368,24 +379,27 @@ static enum srdma_resp_verdict srdma_resp_write(struct srdma_qp *qp,
 					       &mr))
 			return SRDMA_RESP_ACCESS;
 		resp->mr = mr;
+		resp->rkey = be32_to_cpu(reth->rkey);
 		resp->va = va;
 		resp->resid = dma_len;
 		resp->write_length = dma_len;
 	}
-	if (len > resp->resid)
+	/* checked before a byte is written: a refused packet places none */
+	if (len > resp->resid || ((flags & SRDMA_OP_LAST) && len != resp->resid))
 		return SRDMA_RESP_INVALID;
-	if (len)
+	if (len) {
+		if (!srdma_mr_access_ok(resp->mr, resp->rkey, resp->va, len))
+			return SRDMA_RESP_ACCESS;
 		srdma_mr_copy(resp->mr, resp->va,
 			      (u8 *)bth + srdma_op_hdr_bytes(bth->opcode), len,
 			      true);
+	}
 	resp->va += len;
 	resp->resid -= len;
 	if (!(flags & SRDMA_OP_LAST)) {
 		resp->msg = SRDMA_OP_WRITE;
 		return SRDMA_RESP_DONE;
 	}
-	if (resp->resid)
-		return SRDMA_RESP_INVALID;
 	if (resp->mr)
 		srdma_mr_put(resp->mr);
 	resp->mr = NULL;
@@ -524,7 +538,7 @@ static void srdma_resp_duplicate(struct srdma_qp *qp, struct sk_buff *skb)
 	struct srdma_mr *mr = NULL;
 	struct srdma_reth *reth;
 	struct srdma_res *res;
-	u64 va, end;
+	u64 va;
 	u32 len;
 
 	srdma_count(to_srdma_dev(qp->ibqp.device), SRDMA_CNT_DUPLICATES);
@@ -545,10 +559,10 @@ static void srdma_resp_duplicate(struct srdma_qp *qp, struct sk_buff *skb)
 	reth = srdma_hdr(bth, SRDMA_OP_RETH);
 	va = be64_to_cpu(reth->va);
 	len = be32_to_cpu(reth->len);
-	end = res->va + res->length;
-	if (be32_to_cpu(reth->rkey) != res->rkey || va < res->va ||
-	    va > end || len > end - va ||
-	    va - res->va != (u64)srdma_psn_diff(psn, res->first_psn) *
+	/* its PSN is in the read's window: the distance is not negative */
+	if (be32_to_cpu(reth->rkey) != res->rkey ||
+	    !srdma_range_ok(res->va, res->length, va, len) ||
+	    va - res->va != (u64)(u32)srdma_psn_diff(psn, res->first_psn) *
 			    qp->mtu_bytes)
 		return;
 	if (len && srdma_mr_lookup(qp, res->rkey, va, len,

@@ -200,7 +200,7 @@ void srdma_ud_recv_pkt(struct srdma_qp *qp, struct sk_buff *skb)
 		srdma_count(sdev, SRDMA_CNT_DROP_NO_RWQE);
 		return;
 	}
-	if (sizeof(grh) + pkt->paylen > resp->rwqe_length) {
+	if (!srdma_recv_fits(sizeof(grh), pkt->paylen, resp->rwqe_length)) {
 		wc.status = IB_WC_LOC_LEN_ERR;
 		srdma_count(sdev, SRDMA_CNT_LOCAL_ERRORS);
 		srdma_rwqe_complete(qp, &wc, false);

@@ -78,7 +78,9 @@ static int srdma_send_wr_check(struct srdma_qp *qp,
 	    length > SRDMA_MAX_MSG_BYTES)
 		return -EINVAL;
 	if (wr->send_flags & IB_SEND_INLINE) {
-		if (length > qp->sq.max_inline_bytes)
+		/* inline is for the opcodes with a payload */
+		if (srdma_wr_is_rd_atomic(wr->opcode) ||
+		    length > qp->sq.max_inline_bytes)
 			return -EINVAL;
 	} else if (wr->num_sge > qp->sq.max_sge) {
 		return -EINVAL;
