@@ -1300,6 +1300,141 @@ static void vt_ud_over_mtu_dropped(struct kunit *test)
 	rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
 }
 
+/*
+ * Allocation failures: what each verb made while allocations could fail.
+ * The kunit scenario sets failslab and fail_page_alloc to fail a share of
+ * the allocations of the tasks that ask for it (task-filter); the test
+ * asks for it around its verbs only.
+ */
+struct vt_fail_counts {
+	unsigned int made;	/* the verb succeeded */
+	unsigned int refused;	/* it failed with -ENOMEM */
+	unsigned int other;	/* it failed otherwise: a bug */
+	int other_err;
+	const char *other_verb;
+};
+
+#define VT_FAIL_ROUNDS	100
+
+static void vt_note(struct vt_fail_counts *c, const char *verb, int err)
+{
+	if (!err) {
+		c->made++;
+	} else if (err == -ENOMEM) {
+		c->refused++;
+	} else {
+		c->other++;
+		c->other_err = err;
+		c->other_verb = verb;
+	}
+}
+
+/* one of each object, made with failures injected, then destroyed */
+static void vt_churn_failing(struct vt_fail_counts *c)
+{
+	struct ib_cq_init_attr cq_attr = { .cqe = 16 };
+	struct ib_srq_init_attr srq_init = {
+		.attr = { .max_wr = 8, .max_sge = 1 },
+	};
+	struct ib_qp_init_attr init = {
+		.qp_type = IB_QPT_RC,
+		.sq_sig_type = IB_SIGNAL_REQ_WR,
+		.port_num = SRDMA_PORT,
+		.cap = { .max_send_wr = VT_WR, .max_recv_wr = VT_WR,
+			 .max_send_sge = 2, .max_recv_sge = 2 },
+	};
+	struct ib_qp_attr attr = { .port_num = SRDMA_PORT };
+	struct ib_srq *srq = NULL;
+	struct ib_qp *qp = NULL;
+	struct ib_cq *cq = NULL;
+	struct ib_mr *mr = NULL;
+	struct ib_pd *pd;
+	int err;
+
+	current->make_it_fail = 1;
+	pd = ib_alloc_pd(vt.ibdev, 0);
+	vt_note(c, "ib_alloc_pd", PTR_ERR_OR_ZERO(pd));
+	if (IS_ERR(pd))
+		goto out;
+	cq = ib_create_cq(vt.ibdev, NULL, NULL, NULL, &cq_attr);
+	vt_note(c, "ib_create_cq", PTR_ERR_OR_ZERO(cq));
+	if (IS_ERR(cq))
+		cq = NULL;
+	if (cq) {
+		init.send_cq = cq;
+		init.recv_cq = cq;
+		qp = ib_create_qp(pd, &init);
+		vt_note(c, "ib_create_qp", PTR_ERR_OR_ZERO(qp));
+		if (IS_ERR(qp))
+			qp = NULL;
+	}
+	if (qp) {
+		err = vt_modify(qp, IB_QPS_INIT, IB_QP_PKEY_INDEX | IB_QP_PORT |
+				IB_QP_ACCESS_FLAGS, &attr);
+		vt_note(c, "ib_modify_qp(INIT)", err);
+		if (!err) {
+			vt_fill_rtr(&attr);
+			attr.dest_qp_num = qp->qp_num;
+			vt_note(c, "ib_modify_qp(RTR)",
+				vt_modify(qp, IB_QPS_RTR, VT_RTR_MASK, &attr));
+		}
+	}
+	mr = ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG, 4);
+	vt_note(c, "ib_alloc_mr", PTR_ERR_OR_ZERO(mr));
+	if (IS_ERR(mr))
+		mr = NULL;
+	srq = ib_create_srq(pd, &srq_init);
+	vt_note(c, "ib_create_srq", PTR_ERR_OR_ZERO(srq));
+	if (IS_ERR(srq))
+		srq = NULL;
+	current->make_it_fail = 0;
+	if (srq)
+		ib_destroy_srq(srq);
+	if (mr)
+		ib_dereg_mr(mr);
+	if (qp)
+		ib_destroy_qp(qp);
+	if (cq)
+		ib_destroy_cq(cq);
+	ib_dealloc_pd(pd);
+out:
+	current->make_it_fail = 0;
+}
+
+/*
+ * Every verb either works or fails with -ENOMEM while allocations fail;
+ * afterwards the device moves data (kmemleak, on in the kunit scenario,
+ * finds what a failed verb left behind).
+ */
+static void vt_allocation_failures(struct kunit *test)
+{
+	const struct vt_rc_opts o = { .timeout = 14, .retry_cnt = 7,
+				      .rnr_retry = 7 };
+	struct vt_fail_counts c = {};
+	struct vt_rc rc;
+	int i;
+
+	if (!IS_ENABLED(CONFIG_FAILSLAB) || !IS_ENABLED(CONFIG_FAIL_PAGE_ALLOC))
+		kunit_skip(test, "no failslab or fail_page_alloc in this kernel");
+	for (i = 0; i < VT_FAIL_ROUNDS; i++)
+		vt_churn_failing(&c);
+	kunit_info(test, "%u verbs worked, %u refused with -ENOMEM\n",
+		   c.made, c.refused);
+	KUNIT_EXPECT_EQ_MSG(test, c.other, 0U, "%s: %d", c.other_verb,
+			    c.other_err);
+	/* the kunit scenario's injection reached the verbs */
+	KUNIT_EXPECT_GT(test, c.refused, 0U);
+	KUNIT_EXPECT_GT(test, c.made, 0U);
+
+	vt_rc_setup(test, &rc, &o, &o);
+	memset(rc.dst, 0, VT_RC_BYTES);
+	KUNIT_EXPECT_EQ(test, vt_rc_post(&rc, IB_WR_RDMA_WRITE, 1, 4000,
+					 (uintptr_t)rc.dst), 0);
+	vt_rc_expect(test, &rc, 1, IB_WC_SUCCESS, IB_WC_RDMA_WRITE);
+	KUNIT_EXPECT_EQ(test, memcmp(rc.dst, rc.src, 4000), 0);
+	vt_rc_teardown(&rc);
+}
+
 /* IB_QP_RATE_LIMIT and static_rate reach the QP's rate; RESET forgets them */
 static void vt_rate_from_verbs(struct kunit *test)
 {
@@ -1421,6 +1556,7 @@ static struct kunit_case vt_cases[] = {
 	KUNIT_CASE(vt_rc_retry_exceeded),
 	KUNIT_CASE(vt_rc_unsolicited_responses_dropped),
 	KUNIT_CASE(vt_ud_over_mtu_dropped),
+	KUNIT_CASE(vt_allocation_failures),
 	KUNIT_CASE(vt_rate_from_verbs),
 	KUNIT_CASE(vt_ud_rate_from_ah),
 	{}

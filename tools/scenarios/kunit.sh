@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+# kmemleak: on
 # Load the KUnit module and save its KTAP output for the host to parse
 # (tools/check.sh does, with the kernel tree's kunit.py).
 . "$(dirname "$0")/lib.sh"
@@ -7,6 +8,19 @@
 # The kernel log holds the full KTAP of the module's suites (6.1's debugfs
 # results lose the lines of parameterized cases).
 dmesg -C
+# srdma_verbs' vt_allocation_failures asks for allocation failures around
+# its verbs (make_it_fail): 10 % of the allocations of the tasks that ask
+fail_on() {
+	local f d=/sys/kernel/debug
+	for f in failslab fail_page_alloc; do
+		echo 10 > $d/$f/probability && echo 1 > $d/$f/interval &&
+		echo -1 > $d/$f/times && echo 0 > $d/$f/verbose &&
+		echo Y > $d/$f/task-filter && echo N > $d/$f/ignore-gfp-wait ||
+			return 1
+	done
+	echo N > $d/fail_page_alloc/ignore-gfp-highmem
+}
+check "failslab and fail_page_alloc for the tasks that ask" fail_on
 check "modprobe srdma_test (runs the suites)" modprobe srdma_test
 check "every srdma suite reported" test "$(ls -d /sys/kernel/debug/kunit/srdma_* | wc -l)" -gt 0
 dmesg > "$SRDMA_RESULTS/kunit.log"
