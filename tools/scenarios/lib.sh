@@ -197,12 +197,18 @@ device_on_veth_with_peer() {
 # RC traffic between a server and a client of one of Debian's stock tools
 # (ibv_*_pingpong, perftest): rc_tools, rc_two_hosts and rc_interop.
 
-# rocev2_gid_index DEVICE IPV4: print the index of port 1's RoCEv2 GID that
-# holds the IPv4 address (::ffff:a.b.c.d); fails if there is none.
+# rocev2_gid_index DEVICE ADDRESS: print the index of port 1's RoCEv2 GID
+# that holds the address (IPv4 as ::ffff:a.b.c.d, or IPv6); fails if there
+# is none.
 rocev2_gid_index() {
 	local dev=$1 port=/sys/class/infiniband/$1/ports/1 a b c d want gid type f
-	IFS=. read -r a b c d <<< "$2"
-	printf -v want '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' "$a" "$b" "$c" "$d"
+	if [[ $2 == *:* ]]; then
+		want=$(python3 -c 'import ipaddress, sys
+print(ipaddress.ip_address(sys.argv[1]).exploded)' "$2") || return 1
+	else
+		IFS=. read -r a b c d <<< "$2"
+		printf -v want '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' "$a" "$b" "$c" "$d"
+	fi
 	for f in "$port"/gids/*; do
 		read -r gid < "$f" && [ "$gid" = "$want" ] || continue
 		# an unused entry has no type: reading it fails with EINVAL
@@ -439,7 +445,8 @@ roce_ipv4_gid() {
 }
 
 # pingpong_ns NS SERVER_DEV SERVER_IP CLIENT_DEV CLIENT_IP [ARGS...]: a
-# stock ibv_rc_pingpong (20 iterations, ARGS) between a server on
+# stock ibv_rc_pingpong (or $pingpong_tool: ibv_uc_pingpong,
+# ibv_ud_pingpong) (20 iterations, ARGS) between a server on
 # SERVER_DEV in namespace NS and a client on CLIENT_DEV here, each on the
 # RoCEv2 GID of its address; both must exit 0, print their iterations and
 # (-c) find no invalid data. Outputs in $SRDMA_RESULTS/pingpong.*
@@ -447,11 +454,12 @@ pingpong_ns() {
 	local ns=$1 sdev=$2 sip=$3 cdev=$4 cip=$5 gs gc pid rc out=$SRDMA_RESULTS/pingpong
 	shift 5
 	gs=$(rocev2_gid_index "$sdev" "$sip") && gc=$(rocev2_gid_index "$cdev" "$cip") || return 1
-	ip netns exec "$ns" timeout 60 ibv_rc_pingpong -d "$sdev" -g "$gs" -n 20 "$@" \
-		> "$out.server" 2>&1 &
+	ip netns exec "$ns" timeout 60 "${pingpong_tool:-ibv_rc_pingpong}" \
+		-d "$sdev" -g "$gs" -n 20 "$@" > "$out.server" 2>&1 &
 	pid=$!
 	wait_until 30 tcp_listening $pid 18515
-	timeout 50 ibv_rc_pingpong -d "$cdev" -g "$gc" -n 20 "$@" "$sip" > "$out.client" 2>&1
+	timeout 50 "${pingpong_tool:-ibv_rc_pingpong}" -d "$cdev" -g "$gc" -n 20 "$@" "$sip" \
+		> "$out.client" 2>&1
 	rc=$?
 	wait $pid || rc=1
 	cat "$out.server" "$out.client"
