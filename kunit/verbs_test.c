@@ -38,6 +38,7 @@ struct vt_ctx {
 	struct ib_pd *pd;
 	struct ib_cq *cq;
 	struct vt_events ev;
+	unsigned long mrs;	/* in the device's table when the test began */
 };
 
 static netdev_tx_t vt_xmit(struct sk_buff *skb, struct net_device *ndev)
@@ -153,11 +154,24 @@ static struct ib_cq *vt_create_cq(struct vt_ctx *ctx, int cqe)
 	return ib_create_cq(vt.ibdev, vt_comp, vt_event, &ctx->ev, &attr);
 }
 
+/* the MRs in the device's table */
+static unsigned long vt_mrs(void)
+{
+	struct srdma_dev *sdev = to_srdma_dev(vt.ibdev);
+	struct srdma_mr *mr;
+	unsigned long i, n = 0;
+
+	xa_for_each(&sdev->mr_xa, i, mr)
+		n++;
+	return n;
+}
+
 static int vt_init(struct kunit *test)
 {
 	struct vt_ctx *ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, ctx);
+	ctx->mrs = vt_mrs();
 	ctx->pd = ib_alloc_pd(vt.ibdev, 0);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(ctx->pd));
 	ctx->cq = vt_create_cq(ctx, 64);
@@ -172,6 +186,8 @@ static void vt_exit(struct kunit *test)
 
 	ib_destroy_cq(ctx->cq);
 	ib_dealloc_pd(ctx->pd);
+	/* every test leaves the table as it found it */
+	KUNIT_EXPECT_EQ(test, vt_mrs(), ctx->mrs);
 }
 
 static struct ib_qp *vt_create_qp(struct kunit *test, enum ib_qp_type type,
@@ -1247,6 +1263,59 @@ static void vt_rc_unsolicited_responses_dropped(struct kunit *test)
 	vt_rc_teardown(&rc);
 }
 
+/*
+ * A fast registration MR mapped zero-based (ib_map_mr_sg_zbva(): iova 0
+ * after the mapping) over a buffer that starts inside its page: an RDMA
+ * WRITE to address 10 lands 10 bytes into the buffer.
+ */
+static void vt_rc_write_zero_based_mr(struct kunit *test)
+{
+	const struct vt_rc_opts o = { .timeout = 14, .retry_cnt = 7,
+				      .rnr_retry = 7 };
+	const u32 start = 100, len = 500, at = 10;
+	const struct ib_send_wr *bad;
+	struct ib_reg_wr reg = {};
+	struct scatterlist sg;
+	struct ib_sge sge;
+	struct ib_rdma_wr wr = {};
+	struct ib_mr *mr;
+	struct vt_rc rc;
+
+	vt_rc_setup(test, &rc, &o, &o);
+	mr = ib_alloc_mr(rc.pd, IB_MR_TYPE_MEM_REG, 4);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(mr));
+	sg_init_one(&sg, rc.dst + start, 3000);
+	sg_dma_address(&sg) = (uintptr_t)rc.dst + start;
+	sg_dma_len(&sg) = 3000;
+	KUNIT_EXPECT_EQ(test, ib_map_mr_sg_zbva(mr, &sg, 1, NULL, PAGE_SIZE), 1);
+	KUNIT_EXPECT_EQ(test, mr->iova, 0ULL);
+	reg.wr.opcode = IB_WR_REG_MR;
+	reg.wr.wr_id = 1;
+	reg.wr.send_flags = IB_SEND_SIGNALED;
+	reg.mr = mr;
+	reg.key = mr->rkey;
+	reg.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
+	KUNIT_EXPECT_EQ(test, ib_post_send(rc.a, &reg.wr, &bad), 0);
+	vt_rc_expect(test, &rc, 1, IB_WC_SUCCESS, IB_WC_REG_MR);
+
+	sge.addr = (uintptr_t)rc.src;
+	sge.length = len;
+	sge.lkey = rc.pd->local_dma_lkey;
+	wr.wr.opcode = IB_WR_RDMA_WRITE;
+	wr.wr.wr_id = 2;
+	wr.wr.send_flags = IB_SEND_SIGNALED;
+	wr.wr.sg_list = &sge;
+	wr.wr.num_sge = 1;
+	wr.remote_addr = at;
+	wr.rkey = mr->rkey;
+	KUNIT_EXPECT_EQ(test, ib_post_send(rc.a, &wr.wr, &bad), 0);
+	vt_rc_expect(test, &rc, 2, IB_WC_SUCCESS, IB_WC_RDMA_WRITE);
+	KUNIT_EXPECT_EQ(test, memcmp(rc.dst + start + at, rc.src, len), 0);
+	KUNIT_EXPECT_EQ(test, rc.dst[start + at - 1], 0);
+	KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr), 0);
+	vt_rc_teardown(&rc);
+}
+
 /* a datagram longer than the port's MTU is dropped, one that fits is not */
 static void vt_ud_over_mtu_dropped(struct kunit *test)
 {
@@ -1555,6 +1624,7 @@ static struct kunit_case vt_cases[] = {
 	KUNIT_CASE(vt_rc_rnr_retry_exceeded),
 	KUNIT_CASE(vt_rc_retry_exceeded),
 	KUNIT_CASE(vt_rc_unsolicited_responses_dropped),
+	KUNIT_CASE(vt_rc_write_zero_based_mr),
 	KUNIT_CASE(vt_ud_over_mtu_dropped),
 	KUNIT_CASE(vt_allocation_failures),
 	KUNIT_CASE(vt_rate_from_verbs),

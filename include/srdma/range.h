@@ -10,7 +10,6 @@
 #ifndef SRDMA_RANGE_H
 #define SRDMA_RANGE_H
 
-#include <linux/align.h>
 #include <linux/math.h>
 #include <linux/minmax.h>
 #include <linux/overflow.h>
@@ -31,13 +30,6 @@ static inline bool srdma_range_ok(u64 start, u64 length, u64 va, u64 len)
 	    check_add_overflow(va, len, &va_end))
 		return false;
 	return va >= start && va_end <= end;
-}
-
-/* an atomic's target: 8 aligned bytes inside the region */
-static inline bool srdma_atomic_target_ok(u64 start, u64 length, u64 va)
-{
-	return IS_ALIGNED(va, sizeof(u64)) &&
-	       srdma_range_ok(start, length, va, sizeof(u64));
 }
 
 /* bytes @placed + @len of a message fit in a receive buffer of @room */

@@ -669,7 +669,8 @@ enum srdma_mr_kind {
  * @page_addrs: address of each page of a fast registration MR
  * @num_pages: entries in @pages or @page_addrs
  * @max_pages: entries @page_addrs has room for
- * @first_page_offset: offset of the start of a user MR in its first page
+ * @first_page_offset: offset of the MR's first byte in its first page (user
+ *	MRs: from the umem; fast registration: as mapped by map_mr_sg)
  * @key: the key that finds it now; 0 while a fast registration MR is not
  *       registered (REG_MR sets it, invalidation clears it)
  */

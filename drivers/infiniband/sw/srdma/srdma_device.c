@@ -105,14 +105,35 @@ void srdma_dev_init_attrs(struct srdma_dev *sdev)
 	srdma_raw_init(sdev);
 }
 
+/*
+ * Whether a table holds an object, or an index reserved for one. Not
+ * xa_empty(): after an allocation failed half-way through xa_alloc(), an
+ * XA_FLAGS_ALLOC1 array can keep nodes with only its own reserved index 0
+ * (seen in KUnit's allocation failure case), which xa_destroy() frees.
+ * Index 0 holds no object in any table: the MR, AH and SRQ tables start at
+ * 1, and RoCE has no QP0.
+ */
+static bool srdma_xa_in_use(struct xarray *xa)
+{
+	XA_STATE(xas, xa, 1);
+	bool used;
+
+	rcu_read_lock();
+	used = xas_find(&xas, ULONG_MAX);
+	rcu_read_unlock();
+	return used;
+}
+
 /**
  * srdma_dev_free_objects() - release the object tables of a device
  * @sdev: the device; ib_core destroyed every object before
  */
 void srdma_dev_free_objects(struct srdma_dev *sdev)
 {
-	WARN_ON(!xa_empty(&sdev->qp_xa) || !xa_empty(&sdev->mr_xa) ||
-		!xa_empty(&sdev->ah_xa) || !xa_empty(&sdev->srq_xa));
+	WARN(srdma_xa_in_use(&sdev->qp_xa), "QPs left\n");
+	WARN(srdma_xa_in_use(&sdev->mr_xa), "MRs left\n");
+	WARN(srdma_xa_in_use(&sdev->ah_xa), "AHs left\n");
+	WARN(srdma_xa_in_use(&sdev->srq_xa), "SRQs left\n");
 	xa_destroy(&sdev->qp_xa);
 	xa_destroy(&sdev->mr_xa);
 	xa_destroy(&sdev->ah_xa);

@@ -90,7 +90,7 @@ static void *srdma_mr_map(struct srdma_mr *mr, u64 va, u32 *room,
 		return kmap_local_page(*mapped) + offset_in_page(offset);
 	case SRDMA_MR_FAST_REG:
 		page_size = mr->ibmr.page_size;
-		offset = va - mr->ibmr.iova + (mr->ibmr.iova & (page_size - 1));
+		offset = va - mr->ibmr.iova + mr->first_page_offset;
 		*room = page_size - (offset & (page_size - 1));
 		return (void *)(uintptr_t)(mr->page_addrs[offset / page_size] +
 					   (offset & (page_size - 1)));

@@ -282,9 +282,20 @@ int srdma_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 		    unsigned int *sg_offset)
 {
 	struct srdma_mr *mr = to_srdma_mr(ibmr);
+	int n;
 
+	/* srdma_mr_map() splits an offset into page and byte with masks */
+	if (!is_power_of_2(ibmr->page_size) ||
+	    !(ibmr->page_size & SRDMA_PAGE_SIZE_CAP))
+		return -EINVAL;
 	mr->num_pages = 0;
-	return ib_sg_to_pages(ibmr, sg, sg_nents, sg_offset, srdma_mr_set_page);
+	n = ib_sg_to_pages(ibmr, sg, sg_nents, sg_offset, srdma_mr_set_page);
+	/*
+	 * Where the first byte sits in its page: a consumer may move the
+	 * iova afterwards (ib_map_mr_sg_zbva() sets it to 0), not the data.
+	 */
+	mr->first_page_offset = ibmr->iova & (ibmr->page_size - 1);
+	return n;
 }
 
 int srdma_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
