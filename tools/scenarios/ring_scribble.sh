@@ -16,10 +16,6 @@ if [ ! -x "$prog" ]; then
 fi
 . "$(dirname "$0")/lib.sh"
 
-# What the kernel log must not hold (tools/vm/run fails the run on these
-# too; here they fail a check with the lines that matched)
-alarming='WARNING:|BUG:|Oops|KASAN|UBSAN|general protection|refcount_t:|list_(add|del) corruption|blocked for more than|soft lockup|hard LOCKUP|rcu_.*stall|ODEBUG|unreferenced object|unregister_netdevice: waiting'
-
 device_on_veth_with_peer
 grep -E '^(MemAvailable|Slab|SUnreclaim|VmallocUsed):' /proc/meminfo > "$SRDMA_RESULTS/meminfo-before.txt"
 seed=${SCRIBBLE_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}

@@ -104,10 +104,9 @@ def psn_add(psn, n):
     return (psn + n) & 0xFFFFFF
 
 
-def bth(opcode, dqpn, psn, pad=0, tver=0, pkey=PKEY_DEFAULT, ackreq=False):
-    return struct.pack("!BBHI I", opcode, (pad << 4) | tver, pkey,
-                       dqpn & 0xFFFFFF,
-                       (0x80000000 if ackreq else 0) | (psn & 0xFFFFFF))
+def bth(opcode, dqpn, psn, pad=0, tver=0, pkey=PKEY_DEFAULT):
+    return struct.pack("!BBHII", opcode, (pad << 4) | tver, pkey,
+                       dqpn & 0xFFFFFF, psn & 0xFFFFFF)
 
 
 def reth(va, rkey, length):
@@ -167,7 +166,7 @@ class Link:
     def learn(self, wanted, since, seconds=LISTEN_SECONDS):
         """Wait until a target of every kind in @wanted was seen after
         time @since (time.monotonic()): "rc_req" (a request to an RC QP of
-        the device), "rc_comp" (a response to one), "ud", "uc", "reth"."""
+        the device), "rc_comp" (a response to one), "ud", "reth"."""
         deadline = time.monotonic() + seconds
         while any(self.targets.get(k, {}).get("seen", -1) < since
                   for k in wanted):
@@ -184,20 +183,12 @@ class Link:
     def _note(self, frame):
         if len(frame) < 14 + 20 + 8 + 12:
             return
-        ethertype = struct.unpack("!H", frame[12:14])[0]
-        if ethertype == ETH_P_IP:
-            ihl = (frame[14] & 0x0F) * 4
-            if frame[14 + 9] != 17:
-                return
-            ip_src, ip_dst = frame[26:30], frame[30:34]
-            udp = 14 + ihl
-        elif ethertype == ETH_P_IPV6:
-            if frame[14 + 6] != 17:
-                return
-            ip_src, ip_dst = frame[22:38], frame[38:54]
-            udp = 14 + 40
-        else:
+        # targets are learned over IPv4; IPv6 frames use --ipv6's addresses
+        if struct.unpack("!H", frame[12:14])[0] != ETH_P_IP or \
+                frame[14 + 9] != 17:
             return
+        ip_src, ip_dst = frame[26:30], frame[30:34]
+        udp = 14 + (frame[14] & 0x0F) * 4
         sport, dport = struct.unpack("!HH", frame[udp:udp + 4])
         if dport != ROCEV2_PORT or len(frame) < udp + 8 + 12:
             return
@@ -207,20 +198,17 @@ class Link:
         psn = struct.unpack("!I", b[8:12])[0] & 0xFFFFFF
         t = {"mac_dst": frame[0:6], "mac_src": frame[6:12],
              "ip_src": ip_src, "ip_dst": ip_dst, "sport": sport,
-             "opcode": opcode, "dqpn": dqpn, "psn": psn,
+             "dqpn": dqpn, "psn": psn,
              "seen": time.monotonic()}
         if opcode in RC_REQUESTS:
             self.targets["rc_req"] = t
             if "RETH" in OPS[opcode] and len(b) >= 28:
                 va, rkey, length = struct.unpack("!QII", b[12:28])
-                self.targets["reth"] = dict(t, va=va, rkey=rkey, len=length,
-                                            write=opcode != READ_REQUEST)
+                self.targets["reth"] = dict(t, va=va, rkey=rkey, len=length)
         elif opcode in RC_RESPONSES:
             self.targets["rc_comp"] = t
         elif opcode in UD_OPS and len(b) >= 20:
             self.targets["ud"] = dict(t, qkey=struct.unpack("!I", b[12:16])[0])
-        elif opcode in UC_OPS:
-            self.targets["uc"] = t
 
     def frame(self, t, payload, ipv6=False, icrc_xor=0, ip_len_delta=0,
               udp_len_delta=0, ip_options=b""):

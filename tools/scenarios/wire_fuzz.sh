@@ -21,7 +21,6 @@ if [ ! -x "$prog" ]; then
 fi
 . "$(dirname "$0")/lib.sh"
 
-alarming='WARNING:|BUG:|Oops|KASAN|UBSAN|general protection|refcount_t:|list_(add|del) corruption|blocked for more than|soft lockup|rcu_.*stall'
 seed=${FUZZ_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
 families=${FUZZ_FAMILIES:-$(python3 "$fuzz" list)}
 v6_dev=fd00:5264:6d61::1 v6_peer=fd00:5264:6d61::2

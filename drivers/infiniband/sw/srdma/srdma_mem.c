@@ -15,6 +15,30 @@
 #include "srdma.h"
 
 /**
+ * srdma_mr_access_ok() - an MR found by its key allows an access to bytes:
+ * at lookup, and again for each later packet of a message
+ * @mr: the MR, referenced
+ * @key: the key it was found with
+ * @va: first byte
+ * @len: bytes
+ *
+ * Between two packets of a WRITE, or two responses of a READ, a fast
+ * registration MR may have been invalidated (LOCAL_INV, SEND with
+ * invalidate) and mapped again elsewhere: its pages may be gone.
+ *
+ * Return: true if @key still names @mr and the bytes are inside it.
+ */
+bool srdma_mr_access_ok(struct srdma_mr *mr, u32 key, u64 va, u64 len)
+{
+	if (READ_ONCE(mr->key) != key)
+		return false;
+	return mr->kind == SRDMA_MR_DMA ||
+	       srdma_range_ok(READ_ONCE(mr->ibmr.iova),
+			      READ_ONCE(mr->ibmr.length), va, len);
+}
+EXPORT_SYMBOL_IF_KUNIT(srdma_mr_access_ok);
+
+/**
  * srdma_mr_lookup() - find the MR of a key and check an access to it
  * @qp: the QP the access is for; the MR must be in its PD
  * @key: an lkey or rkey
@@ -42,38 +66,13 @@ int srdma_mr_lookup(struct srdma_qp *qp, u32 key, u64 va, u64 length,
 		srdma_mr_put(mr);
 		return -EACCES;
 	}
-	if (mr->kind != SRDMA_MR_DMA &&
-	    !srdma_range_ok(mr->ibmr.iova, mr->ibmr.length, va, length)) {
+	if (!srdma_mr_access_ok(mr, key, va, length)) {
 		srdma_mr_put(mr);
 		return -ERANGE;
 	}
 	*mrp = mr;
 	return 0;
 }
-
-/**
- * srdma_mr_access_ok() - an MR found by srdma_mr_lookup() for the first
- * packet of a message still allows the access of a later one
- * @mr: the MR, referenced
- * @key: the key it was found with
- * @va: first byte
- * @len: bytes
- *
- * Between two packets of a WRITE, or two responses of a READ, a fast
- * registration MR may have been invalidated (LOCAL_INV, SEND with
- * invalidate) and mapped again elsewhere: its pages may be gone.
- *
- * Return: true if @key still names @mr and the bytes are inside it.
- */
-bool srdma_mr_access_ok(struct srdma_mr *mr, u32 key, u64 va, u64 len)
-{
-	if (READ_ONCE(mr->key) != key)
-		return false;
-	return mr->kind == SRDMA_MR_DMA ||
-	       srdma_range_ok(READ_ONCE(mr->ibmr.iova),
-			      READ_ONCE(mr->ibmr.length), va, len);
-}
-EXPORT_SYMBOL_IF_KUNIT(srdma_mr_access_ok);
 
 /* kernel address of byte @va of @mr, and the bytes after it in its page */
 static void *srdma_mr_map(struct srdma_mr *mr, u64 va, u32 *room,

@@ -262,18 +262,14 @@ void srdma_req_wqe_done(struct srdma_qp *qp, struct srdma_swqe *swqe,
  * @swqe: the WQE, checked
  * @offset: bytes of the message to skip
  * @buf: where they go
- * @len: bytes to copy, within the message
+ * @len: bytes to copy, within the message (srdma_req_pkt_span())
  *
- * Return: 0, -EACCES if an SGE's key does not allow the access, or -EINVAL
- * if the bytes are not the message's.
+ * Return: 0, or -EACCES if an SGE's key does not allow the access.
  */
 int srdma_swqe_copy(struct srdma_qp *qp, struct srdma_swqe *swqe, u64 offset,
 		    void *buf, u32 len)
 {
 	if (swqe->wqe.wr.send_flags & IB_SEND_INLINE) {
-		/* swqe->length fits the slot: srdma_swqe_length() */
-		if (!srdma_range_ok(0, swqe->length, offset, len))
-			return -EINVAL;
 		memcpy(buf, swqe->wqe.dma.inline_data + offset, len);
 		return 0;
 	}
