@@ -6,7 +6,7 @@
  * new one, so that its verdict is its own.
  *
  *   rc_bulk [-m MIB] [-s BYTES] [-d DEPTH] [-t TIMEOUT] [-T SECONDS]
- *           [-g GUARD] DEVICE PEER_DEVICE
+ *           [-g GUARD] [-p PAUSE] DEVICE PEER_DEVICE
  *
  * The requester QP is on DEVICE, the responder on PEER_DEVICE (DEVICE
  * itself for a loopback connection); rc_pair.h connects them in this
@@ -34,6 +34,10 @@
  * edge worth testing; rdma_rxe of Linux 6.1 reads one pointer beyond its
  * page map there when an MR is a multiple of 1 MiB (rxe_mr_copy(), KASAN
  * slab-out-of-bounds), so runs on rxe pass -g 4096.
+ *
+ * PAUSE seconds (default 0) pass between connecting and the first work
+ * request, so that a test can change the link under an idle QP; SECONDS
+ * starts after them.
  *
  * The poll loop yields the CPU when the CQ is empty, so that on one CPU
  * the kernel's softirq and worker threads run.
@@ -64,6 +68,7 @@ struct opts {
 	unsigned int timeout;		/* local ACK timeout code */
 	unsigned int seconds;		/* the whole run */
 	size_t guard;			/* registered beyond what moves */
+	unsigned int pause;		/* seconds idle after connecting */
 };
 
 static long long deadline_us;
@@ -214,7 +219,7 @@ static bool bulk_connect(const struct opts *o, struct rc_pair *p,
 static void bad_usage(void)
 {
 	fprintf(stderr,
-		"usage: rc_bulk [-m MIB] [-s BYTES] [-d DEPTH] [-t TIMEOUT] [-T SECONDS] [-g GUARD] DEVICE PEER_DEVICE\n");
+		"usage: rc_bulk [-m MIB] [-s BYTES] [-d DEPTH] [-t TIMEOUT] [-T SECONDS] [-g GUARD] [-p PAUSE] DEVICE PEER_DEVICE\n");
 	exit(2);
 }
 
@@ -233,7 +238,7 @@ int main(int argc, char **argv)
 	size_t len;
 	int c;
 
-	while ((c = getopt(argc, argv, "m:s:d:t:T:g:")) != -1) {
+	while ((c = getopt(argc, argv, "m:s:d:t:T:g:p:")) != -1) {
 		switch (c) {
 		case 'm':
 			o.bytes = (size_t)strtoul(optarg, NULL, 0) << 20;
@@ -253,6 +258,9 @@ int main(int argc, char **argv)
 		case 'g':
 			o.guard = strtoul(optarg, NULL, 0);
 			break;
+		case 'p':
+			o.pause = strtoul(optarg, NULL, 0);
+			break;
 		default:
 			bad_usage();
 		}
@@ -263,7 +271,7 @@ int main(int argc, char **argv)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	signal(SIGALRM, tap_bail_out_on_alarm);
-	alarm(o.seconds + 30);		/* set-up and checks included */
+	alarm(o.seconds + o.pause + 30);	/* set-up and checks included */
 	deadline_us = rc_now_us() + o.seconds * 1000000LL;
 
 	if (!check(!rc_dev_open(&da, argv[optind]), "%s: opened", argv[optind]))
@@ -290,6 +298,10 @@ int main(int argc, char **argv)
 
 	if (!bulk_connect(&o, &p, &da, peer))
 		goto bail;
+	if (o.pause) {
+		sleep(o.pause);
+		deadline_us += o.pause * 1000000LL;
+	}
 	if (!run(&o, &p, "write", IBV_WR_RDMA_WRITE, &a_src, &b_dst, &b_dst,
 		 SEED_WRITE)) {
 		/*

@@ -89,6 +89,7 @@
 #define SRDMA_TASK_BUDGET		16	/* packets per run, then others */
 #define SRDMA_MAX_QUEUED_PKTS		4096	/* received, per QP and engine */
 #define SRDMA_XMIT_RETRY_NS		(20 * NSEC_PER_USEC)
+#define SRDMA_XMIT_RETRY_MAX_NS		(4 * NSEC_PER_MSEC)	/* backed off */
 #define SRDMA_UDP_SPORT_BASE		0xc000	/* RoCEv2 source ports from here */
 #define SRDMA_UDP_SPORT_BITS		14
 
@@ -414,6 +415,8 @@ struct srdma_swqe {
  * @noack_pkts: packets sent since the last one that asked for an ACK
  * @rd_atomic: reads and atomics outstanding, against max_rd_atomic
  * @rnr_wait: an RNR NAK came: nothing is sent until its delay is over
+ * @refused_since_ns: when the netdev began refusing the packet due, with
+ *                    nothing in flight (ktime_get_ns()); 0 if it does not
  * @doorbell: a user QP's SQ producer index at its last doorbell, written
  *            under the QP's sq.lock (srdma_req_doorbell())
  */
@@ -426,6 +429,7 @@ struct srdma_req {
 	u32 noack_pkts;
 	u32 rd_atomic;
 	bool rnr_wait;
+	u64 refused_since_ns;
 };
 
 /**
@@ -567,6 +571,9 @@ struct srdma_resp {
  * @retry_timer: the ACK timeout
  * @rnr_timer: the RNR NAK delay
  * @xmit_timer: retries a transmit the netdev refused
+ * @xmit_retry_ns: the delay of its next retry: doubles while the netdev
+ *                 refuses, up to SRDMA_XMIT_RETRY_MAX_NS, and starts again
+ *                 from SRDMA_XMIT_RETRY_NS once a packet goes out
  * @sqd_pending: in SQD, IB_EVENT_SQ_DRAINED not raised yet
  * @rate: its token bucket and place in the port's round-robin
  * @raw_node: a RAW_PACKET QP's entry in the device's raw_qps
@@ -609,6 +616,7 @@ struct srdma_qp {
 	struct hrtimer retry_timer;
 	struct hrtimer rnr_timer;
 	struct hrtimer xmit_timer;
+	u64 xmit_retry_ns;
 	bool sqd_pending;
 	struct srdma_qp_rate rate;
 	struct list_head raw_node;
@@ -818,6 +826,16 @@ struct sk_buff *srdma_pkt_alloc(struct srdma_dev *sdev, u8 opcode,
 				u32 payload_bytes, struct srdma_bth **bthp);
 int srdma_xmit(struct srdma_dev *sdev, const struct srdma_av *av,
 	       struct dst_cache *dst_cache, u16 src_port, struct sk_buff *skb);
+
+/*
+ * A refusal of srdma_xmit() that may pass soon (memory, a full queue); any
+ * other (no route, a link down, a packet too big) lasts.
+ */
+static inline bool srdma_xmit_busy(int err)
+{
+	return err == -ENOMEM || err == -ENOBUFS;
+}
+
 int srdma_net_get(struct net *net, struct net_device *ndev);
 void srdma_net_put(struct net *net);
 int srdma_net_init(void);
@@ -861,6 +879,7 @@ int srdma_qp_xmit(struct srdma_qp *qp, struct sk_buff *skb);
 int srdma_qp_xmit_to(struct srdma_qp *qp, const struct srdma_av *av,
 		     struct dst_cache *dst_cache, struct sk_buff *skb);
 void srdma_qp_charge(struct srdma_qp *qp, u32 bytes);
+void srdma_qp_xmit_refused(struct srdma_qp *qp);
 void srdma_sched_idle(struct srdma_qp *qp);
 void srdma_sched_leave(struct srdma_qp *qp);
 void srdma_port_rate_init(struct srdma_dev *sdev);
@@ -885,7 +904,6 @@ void srdma_req_wqe_done(struct srdma_qp *qp, struct srdma_swqe *swqe,
 			enum ib_wc_status status);
 void srdma_req_doorbell(struct srdma_qp *qp);
 void srdma_req_rewind(struct srdma_qp *qp);
-void srdma_req_xmit_refused(struct srdma_qp *qp);
 #if IS_ENABLED(CONFIG_KUNIT)
 enum ib_wc_status srdma_swqe_length(struct rxe_send_wqe *wqe, u32 max_sge,
 				    u32 max_inline_bytes, u32 *length);
@@ -922,7 +940,8 @@ struct sk_buff *srdma_reorder_dequeue(struct srdma_qp *qp,
 /* srdma_resp.c */
 unsigned int srdma_resp_run(struct srdma_qp *qp);
 void srdma_resp_release(struct srdma_qp *qp);
-bool srdma_rwqe_take(struct srdma_qp *qp);
+int srdma_rwqe_take(struct srdma_qp *qp);
+void srdma_rwqe_fail(struct srdma_qp *qp, enum ib_wc_status status);
 void srdma_rwqe_complete(struct srdma_qp *qp, struct ib_wc *wc, bool solicited);
 
 /* srdma_ud.c */

@@ -84,7 +84,7 @@ bool srdma_raw_req_step(struct srdma_qp *qp, struct srdma_swqe *swqe)
 	skb = srdma_raw_frame(qp, swqe, &status);
 	if (!skb) {
 		if (status == IB_WC_SUCCESS) {
-			srdma_req_xmit_refused(qp);
+			srdma_qp_xmit_refused(qp);
 			return false;
 		}
 		srdma_req_wqe_done(qp, swqe, status);
@@ -112,13 +112,19 @@ void srdma_raw_recv_frame(struct srdma_qp *qp, struct sk_buff *skb)
 	struct srdma_dev *sdev = to_srdma_dev(qp->ibqp.device);
 	struct ib_wc wc = { .opcode = IB_WC_RECV };
 	struct srdma_resp *resp = &qp->resp;
+	int err;
 
 	if (skb_linearize(skb)) {
 		srdma_count(sdev, SRDMA_CNT_DROP_QUEUE_FULL);
 		return;
 	}
-	if (!srdma_rwqe_take(qp)) {
+	err = srdma_rwqe_take(qp);
+	if (err == -ENOENT) {
 		srdma_count(sdev, SRDMA_CNT_DROP_NO_RWQE);
+		return;
+	}
+	if (err) {
+		srdma_rwqe_fail(qp, IB_WC_LOC_QP_OP_ERR);
 		return;
 	}
 	if (skb->len > resp->rwqe_length) {
@@ -127,10 +133,7 @@ void srdma_raw_recv_frame(struct srdma_qp *qp, struct sk_buff *skb)
 	} else if (srdma_sge_copy(qp, resp->rwqe->dma.sge,
 				  resp->rwqe->dma.num_sge, 0, skb->data,
 				  skb->len, true)) {
-		wc.status = IB_WC_LOC_PROT_ERR;
-		srdma_count(sdev, SRDMA_CNT_LOCAL_ERRORS);
-		srdma_rwqe_complete(qp, &wc, false);
-		srdma_qp_error(qp, IB_EVENT_QP_FATAL);
+		srdma_rwqe_fail(qp, IB_WC_LOC_PROT_ERR);
 		return;
 	}
 	wc.byte_len = skb->len;

@@ -16,7 +16,10 @@
  * acknowledged (srdma_req_rewind()), which sends again from there with the
  * same PSNs; a read is asked again for the bytes still missing. LOCAL_INV
  * and REG_MR execute when the requester reaches them and complete in order.
- * A transmit the netdev refuses is retried SRDMA_XMIT_RETRY_NS later. Each
+ * A transmit the netdev refuses is retried later (srdma_qp_xmit_refused());
+ * an RC requester refused with nothing in flight fails with RETRY_EXC_ERR
+ * after as long as an ACK timeout would make it; UC loses the packet
+ * unless the refusal is brief (srdma_xmit_busy()). Each
  * packet waits for its turn and its rate (srdma_sched.c); the last before
  * a wait asks for an ACK, so that the wait never looks like a lost ACK.
  */
@@ -434,7 +437,32 @@ static int srdma_req_send_pkt(struct srdma_qp *qp, struct srdma_swqe *swqe,
 	srdma_bth_init(bth, opcode, se, srdma_pad_bytes(payload),
 		       qp->attr.dest_qp_num, ackreq, psn);
 	err = srdma_qp_xmit(qp, skb);
-	return err ? -EAGAIN : 0;
+	/* UC is unreliable: a packet its path refuses is lost, as on a wire */
+	if (err && (!uc || srdma_xmit_busy(err)))
+		return -EAGAIN;
+	return 0;
+}
+
+/*
+ * The netdev refuses the packet due while nothing is in flight, so that no
+ * ACK timeout runs: true once that has lasted as long as the retries of a
+ * lost packet would, timeout x (retry_cnt + 1); never with timeout 0.
+ */
+static bool srdma_req_refused_too_long(struct srdma_qp *qp)
+{
+	u64 ns = srdma_ack_timeout_ns(qp->attr.timeout);
+	u64 now = ktime_get_ns();
+
+	if (!ns || srdma_comp_outstanding(qp)) {
+		qp->req.refused_since_ns = 0;
+		return false;
+	}
+	if (!qp->req.refused_since_ns) {
+		qp->req.refused_since_ns = now;
+		return false;
+	}
+	return now - qp->req.refused_since_ns >=
+	       ns * (qp->attr.retry_cnt + 1);
 }
 
 /* a WQE that has not started may start now: window, limits, fence */
@@ -493,9 +521,14 @@ static bool srdma_req_rc_step(struct srdma_qp *qp, struct srdma_swqe *swqe)
 	err = srdma_req_send_pkt(qp, swqe, psn, &next_psn,
 				 send == SRDMA_SEND_LAST || qp->comp.probing);
 	if (err == -EAGAIN || err == -ENOMEM) {
-		srdma_req_xmit_refused(qp);
+		if (!uc && srdma_req_refused_too_long(qp)) {
+			srdma_req_wqe_done(qp, swqe, IB_WC_RETRY_EXC_ERR);
+			return true;
+		}
+		srdma_qp_xmit_refused(qp);
 		return false;
 	}
+	req->refused_since_ns = 0;
 	if (swqe->state == SRDMA_SWQE_NEW &&
 	    srdma_wr_is_rd_atomic(swqe->wqe.wr.opcode))
 		req->rd_atomic++;
@@ -590,14 +623,4 @@ void srdma_req_rewind(struct srdma_qp *qp)
 	qp->req.index = srdma_queue_consumer(&qp->sq.queue);
 	qp->req.psn = qp->comp.psn;
 	qp->req.noack_pkts = 0;
-}
-
-/**
- * srdma_req_xmit_refused() - the netdev refused a packet: try again soon
- * @qp: the QP
- */
-void srdma_req_xmit_refused(struct srdma_qp *qp)
-{
-	if (!hrtimer_active(&qp->xmit_timer))
-		srdma_timer_arm(&qp->xmit_timer, SRDMA_XMIT_RETRY_NS);
 }

@@ -36,6 +36,7 @@ enum srdma_resp_verdict {
 	SRDMA_RESP_TOO_LONG,	/* more than the receive WQE holds */
 	SRDMA_RESP_ACCESS,	/* remote access error */
 	SRDMA_RESP_LOCAL,	/* the receive WQE's own memory failed */
+	SRDMA_RESP_MALFORMED,	/* the receive WQE is malformed */
 };
 
 static int srdma_resp_send_ack(struct srdma_qp *qp, enum srdma_aeth_type type,
@@ -85,7 +86,7 @@ static bool srdma_resp_flush_ack(struct srdma_qp *qp)
 		return false;
 	if (srdma_resp_send_ack(qp, SRDMA_AETH_ACK, SRDMA_AETH_CREDITS_NONE,
 				srdma_psn_add(qp->resp.epsn, SRDMA_PSN_MASK))) {
-		srdma_req_xmit_refused(qp);
+		srdma_qp_xmit_refused(qp);
 		return false;
 	}
 	qp->resp.ack_pending = false;
@@ -97,9 +98,12 @@ static bool srdma_resp_flush_ack(struct srdma_qp *qp)
  * the SRQ or the RQ, unless one is taken already
  * @qp: the QP, its engine running
  *
- * Return: false if there is none.
+ * Return: 0, -ENOENT if there is none, or -EINVAL if the one due is
+ * malformed: more SGEs than its queue's max_sge, which only a process
+ * writing its ring itself makes. That one is taken, with no SGE, for the
+ * caller to complete with IB_WC_LOC_QP_OP_ERR.
  */
-bool srdma_rwqe_take(struct srdma_qp *qp)
+int srdma_rwqe_take(struct srdma_qp *qp)
 {
 	struct srdma_resp *resp = &qp->resp;
 	struct rxe_recv_wqe *wqe = resp->rwqe;
@@ -109,7 +113,7 @@ bool srdma_rwqe_take(struct srdma_qp *qp)
 	bool found;
 
 	if (resp->rwqe_valid)
-		return true;
+		return 0;
 	if (qp->srq) {
 		found = srdma_srq_pop(qp->srq, wqe);
 		max_sge = qp->srq->rq.max_sge;
@@ -124,15 +128,32 @@ bool srdma_rwqe_take(struct srdma_qp *qp)
 		max_sge = qp->rq.max_sge;
 	}
 	if (!found)
-		return false;
-	wqe->dma.num_sge = min(wqe->dma.num_sge, max_sge);
-	for (i = 0; i < wqe->dma.num_sge; i++)
-		length += wqe->dma.sge[i].length;
-	resp->rwqe_length = min_t(u64, length, U32_MAX);
+		return -ENOENT;
 	resp->rwqe_srq = qp->srq;
 	resp->placed = 0;
 	resp->rwqe_valid = true;
-	return true;
+	if (wqe->dma.num_sge > max_sge) {
+		wqe->dma.num_sge = 0;
+		resp->rwqe_length = 0;
+		return -EINVAL;
+	}
+	for (i = 0; i < wqe->dma.num_sge; i++)
+		length += wqe->dma.sge[i].length;
+	resp->rwqe_length = min_t(u64, length, U32_MAX);
+	return 0;
+}
+
+/* take the receive WQE of a SEND or WRITE with immediate */
+static enum srdma_resp_verdict srdma_resp_take_rwqe(struct srdma_qp *qp)
+{
+	switch (srdma_rwqe_take(qp)) {
+	case 0:
+		return SRDMA_RESP_DONE;
+	case -ENOENT:
+		return SRDMA_RESP_RNR;
+	default:
+		return SRDMA_RESP_MALFORMED;
+	}
 }
 
 /**
@@ -167,6 +188,21 @@ void srdma_rwqe_complete(struct srdma_qp *qp, struct ib_wc *wc, bool solicited)
 	srdma_cq_notify(qp->rcq, due);
 	if (posted && !(due & SRDMA_CQ_ADDED))
 		srdma_qp_error(qp, IB_EVENT_QP_FATAL);
+}
+
+/**
+ * srdma_rwqe_fail() - the receive WQE taken completes with @status, an
+ * error of the QP's own (its memory, or the WQE itself): the QP goes to ERR
+ * @qp: the QP, its engine running
+ * @status: the error
+ */
+void srdma_rwqe_fail(struct srdma_qp *qp, enum ib_wc_status status)
+{
+	struct ib_wc wc = { .status = status, .opcode = IB_WC_RECV };
+
+	srdma_count(to_srdma_dev(qp->ibqp.device), SRDMA_CNT_LOCAL_ERRORS);
+	srdma_rwqe_complete(qp, &wc, false);
+	srdma_qp_error(qp, IB_EVENT_QP_FATAL);
 }
 
 /**
@@ -282,7 +318,7 @@ static unsigned int srdma_resp_send_read(struct srdma_qp *qp)
 		}
 	}
 	if (resp->read && refused)
-		srdma_req_xmit_refused(qp);
+		srdma_qp_xmit_refused(qp);
 	return sent;
 }
 
@@ -319,10 +355,12 @@ static enum srdma_resp_verdict srdma_resp_send(struct srdma_qp *qp,
 	struct srdma_resp *resp = &qp->resp;
 	u32 len = srdma_pkt(skb)->paylen;
 	struct ib_wc wc = { .opcode = IB_WC_RECV };
+	enum srdma_resp_verdict verdict;
 	u32 rkey;
 
-	if (!srdma_rwqe_take(qp))
-		return SRDMA_RESP_RNR;
+	verdict = srdma_resp_take_rwqe(qp);
+	if (verdict != SRDMA_RESP_DONE)
+		return verdict;
 	if (!srdma_recv_fits(resp->placed, len, resp->rwqe_length))
 		return SRDMA_RESP_TOO_LONG;
 	if (srdma_sge_copy(qp, resp->rwqe->dma.sge, resp->rwqe->dma.num_sge,
@@ -361,13 +399,17 @@ static enum srdma_resp_verdict srdma_resp_write(struct srdma_qp *qp,
 	u32 len = srdma_pkt(skb)->paylen;
 	struct ib_wc wc = { .opcode = IB_WC_RECV_RDMA_WITH_IMM };
 	struct srdma_reth *reth;
+	enum srdma_resp_verdict verdict;
 	struct srdma_mr *mr = NULL;
 	u64 va;
 	u32 dma_len;
 
 	/* before anything is written: a retry must find the same state */
-	if ((flags & SRDMA_OP_IMMDT) && !srdma_rwqe_take(qp))
-		return SRDMA_RESP_RNR;
+	if (flags & SRDMA_OP_IMMDT) {
+		verdict = srdma_resp_take_rwqe(qp);
+		if (verdict != SRDMA_RESP_DONE)
+			return verdict;
+	}
 	if (flags & SRDMA_OP_RETH) {
 		reth = srdma_hdr(bth, SRDMA_OP_RETH);
 		va = be64_to_cpu(reth->va);
@@ -591,6 +633,9 @@ static void srdma_resp_fail(struct srdma_qp *qp, u32 psn,
 		[SRDMA_RESP_LOCAL] = { SRDMA_NAK_REMOTE_OP,
 				       IB_WC_LOC_PROT_ERR,
 				       IB_EVENT_QP_FATAL },
+		[SRDMA_RESP_MALFORMED] = { SRDMA_NAK_REMOTE_OP,
+					   IB_WC_LOC_QP_OP_ERR,
+					   IB_EVENT_QP_FATAL },
 	};
 	struct ib_wc wc = {
 		.status = fail[verdict].status,
@@ -673,8 +718,8 @@ static void srdma_resp_uc_drop(struct srdma_qp *qp)
  * A UC request (IBTA 9.8.3): no ACK and no NAK ever. A PSN gap drops the
  * message under way; a message the responder cannot take (no receive
  * WQE, too long, a bad rkey, out of order) is dropped whole, and the next
- * one that starts with a FIRST or ONLY packet is taken. Only a failure of
- * the receive WQE's own memory is an error of the QP.
+ * one that starts with a FIRST or ONLY packet is taken. Only a malformed
+ * receive WQE or a failure of its own memory is an error of the QP.
  */
 static void srdma_resp_uc_pkt(struct srdma_qp *qp, struct sk_buff *skb)
 {
@@ -696,7 +741,7 @@ static void srdma_resp_uc_pkt(struct srdma_qp *qp, struct sk_buff *skb)
 		resp->uc_dropping = false;
 		return;
 	}
-	if (verdict == SRDMA_RESP_LOCAL) {
+	if (verdict == SRDMA_RESP_LOCAL || verdict == SRDMA_RESP_MALFORMED) {
 		srdma_resp_fail(qp, psn, verdict);
 		return;
 	}

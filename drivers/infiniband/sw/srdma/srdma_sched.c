@@ -240,6 +240,22 @@ int srdma_qp_xmit_to(struct srdma_qp *qp, const struct srdma_av *av,
 }
 
 /**
+ * srdma_qp_xmit_refused() - the netdev refused a packet of @qp: its engine
+ * runs again after a delay that backs off while refusals go on (a link
+ * down, a route gone), so that they cost little
+ * @qp: the QP, its engine running
+ */
+void srdma_qp_xmit_refused(struct srdma_qp *qp)
+{
+	/* not hrtimer_active(): its callback may be what runs the engine */
+	if (hrtimer_is_queued(&qp->xmit_timer))
+		return;
+	srdma_timer_arm(&qp->xmit_timer, qp->xmit_retry_ns);
+	qp->xmit_retry_ns = min_t(u64, 2 * qp->xmit_retry_ns,
+				  SRDMA_XMIT_RETRY_MAX_NS);
+}
+
+/**
  * srdma_qp_charge() - a QP sent a frame of @bytes: its bucket pays
  * @qp: the QP, its engine running
  * @bytes: the Ethernet frame's bytes
@@ -248,6 +264,7 @@ void srdma_qp_charge(struct srdma_qp *qp, u32 bytes)
 {
 	struct srdma_qp_rate *r = &qp->rate;
 
+	qp->xmit_retry_ns = SRDMA_XMIT_RETRY_NS;
 	srdma_tbf_charge(&r->tbf, bytes);
 	WRITE_ONCE(r->tx_bytes, r->tx_bytes + bytes);
 	/* the deficit is the port lock's: srdma_sched_may_send() takes it */

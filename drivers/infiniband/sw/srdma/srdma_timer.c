@@ -128,6 +128,7 @@ void srdma_timers_setup(struct srdma_qp *qp)
 	hrtimer_init(&qp->xmit_timer, CLOCK_MONOTONIC,
 		     HRTIMER_MODE_ABS_PINNED_SOFT);
 	qp->xmit_timer.function = srdma_xmit_expired;
+	qp->xmit_retry_ns = SRDMA_XMIT_RETRY_NS;
 }
 
 /* the engine is paused: nothing re-arms them */

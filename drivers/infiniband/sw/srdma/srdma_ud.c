@@ -138,9 +138,9 @@ bool srdma_ud_req_step(struct srdma_qp *qp, struct srdma_swqe *swqe)
 		srdma_req_wqe_done(qp, swqe, IB_WC_LOC_PROT_ERR);
 		return true;
 	}
-	if (err == -ENOMEM || err == -ENOBUFS) {
+	if (srdma_xmit_busy(err)) {
 		/* out of memory or the queue is full: try again soon */
-		srdma_req_xmit_refused(qp);
+		srdma_qp_xmit_refused(qp);
 		return false;
 	}
 	/* any other error lost the datagram on its way (counted): UD is so */
@@ -186,6 +186,7 @@ void srdma_ud_recv_pkt(struct srdma_qp *qp, struct sk_buff *skb)
 	struct ib_wc wc = { .opcode = IB_WC_RECV };
 	struct srdma_resp *resp = &qp->resp;
 	union rdma_network_hdr grh;
+	int err;
 
 	/* a datagram is one packet within the port's MTU: longer is malformed */
 	if (pkt->paylen > srdma_ud_mtu_bytes(sdev)) {
@@ -196,8 +197,13 @@ void srdma_ud_recv_pkt(struct srdma_qp *qp, struct sk_buff *skb)
 		srdma_count(sdev, SRDMA_CNT_DROP_BAD_QKEY);
 		return;
 	}
-	if (!srdma_rwqe_take(qp)) {
+	err = srdma_rwqe_take(qp);
+	if (err == -ENOENT) {
 		srdma_count(sdev, SRDMA_CNT_DROP_NO_RWQE);
+		return;
+	}
+	if (err) {
+		srdma_rwqe_fail(qp, IB_WC_LOC_QP_OP_ERR);
 		return;
 	}
 	if (!srdma_recv_fits(sizeof(grh), pkt->paylen, resp->rwqe_length)) {
@@ -212,10 +218,7 @@ void srdma_ud_recv_pkt(struct srdma_qp *qp, struct sk_buff *skb)
 	    srdma_sge_copy(qp, resp->rwqe->dma.sge, resp->rwqe->dma.num_sge,
 			   sizeof(grh), (u8 *)bth + srdma_op_hdr_bytes(bth->opcode),
 			   pkt->paylen, true)) {
-		wc.status = IB_WC_LOC_PROT_ERR;
-		srdma_count(sdev, SRDMA_CNT_LOCAL_ERRORS);
-		srdma_rwqe_complete(qp, &wc, false);
-		srdma_qp_error(qp, IB_EVENT_QP_FATAL);
+		srdma_rwqe_fail(qp, IB_WC_LOC_PROT_ERR);
 		return;
 	}
 	wc.byte_len = sizeof(grh) + pkt->paylen;
