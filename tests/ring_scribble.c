@@ -22,16 +22,25 @@
  * each in a child process with a device context of its own; a child killed
  * by SIGSEGV is reported and accepted, since what is tested is the kernel.
  * Every other round leaves its objects to the kernel's clean-up at exit;
- * the others, and the last, destroy them. A round that does not end within
+ * the others, and the last, destroy them. The rounds of the second half
+ * run THREADS threads on the one context and its objects at once, with a
+ * generator each: the kernel then reads rings while another thread
+ * scribbles over them, and a round that leaves its objects to the exit
+ * ends while the other threads are still calling. (Only what makes librxe
+ * itself read a ring waits for scribbles to pass, and remaps wait for
+ * everything: librxe trusts its rings. Destroying an object another thread
+ * uses would test librxe, not the kernel, so destroys wait for the other
+ * threads.) A round that does not end within
  * ROUND_TIMEOUT_S is a failure (a hang in the kernel), and so is one whose
  * calls entered the kernel fewer times than a fifth of its iterations (the
  * garbage made librxe refuse nearly everything: the kernel was not tested).
  *
- * Before the rounds, two directed checks build ring contents that random
+ * Before the rounds, three directed checks build ring contents that random
  * garbage rarely does: an RDMA READ marked inline whose num_sge is
- * 0xffffffff, and a producer index moved back over WQEs still waiting for
- * their ACK with a new WQE written into the first one's slot. Each must
- * end in an error completion, with the kernel unharmed.
+ * 0xffffffff, a producer index moved back over WQEs still waiting for
+ * their ACK with a new WQE written into the first one's slot, and a
+ * receive WQE whose num_sge is 0xffffffff. Each must end in an error
+ * completion (the last in IBV_WC_LOC_QP_OP_ERR), with the kernel unharmed.
  *
  * Output is TAP: a line per directed check, per round and per final check.
  * Exit status 0 when every check passed, every round ended and the device
@@ -44,6 +53,7 @@
 #include <fcntl.h>
 #include <infiniband/verbs.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -85,6 +95,8 @@ static_assert(offsetof(struct rxe_queue_buf, data) == 384,
 #define DEFAULT_SEED		20261122ULL
 #define DEFAULT_ITERATIONS	4000
 #define ROUNDS			8
+#define THREADS			3	/* in each round of the second half */
+#define MAX_THREADS		8
 #define ROUND_TIMEOUT_S		60	/* a round that takes longer hangs */
 #define MIN_KERNEL_CALLS_DIV	5	/* of a round's iterations, at least */
 #define KILL_GRACE_S		10	/* for a killed child to be reaped */
@@ -117,6 +129,9 @@ static_assert(offsetof(struct rxe_queue_buf, data) == 384,
 struct rng {
 	unsigned long long s;
 };
+
+/* a worker thread's own generator; NULL in the round's first thread */
+static __thread struct rng *worker_rng;
 
 static void rng_seed(struct rng *r, unsigned long long seed)
 {
@@ -374,12 +389,23 @@ struct round {
 	struct ring rq[N_QPS];
 	int sgid_index;
 	union ibv_gid sgid, dgid;
-	unsigned int events;		/* completion events to ack */
 	unsigned int calls[N_OPS];
 	unsigned int failed[N_OPS];	/* calls that returned an error */
 	int last_err[N_OPS];		/* the errno of the last of them */
 	unsigned int skipped[N_OPS];	/* no live ring or object for them */
+	/*
+	 * Held shared by calls that have librxe read a ring (put in range
+	 * just before), exclusively by scribbles and remaps: librxe must not
+	 * read garbage, the kernel may.
+	 */
+	pthread_rwlock_t ring_lock;
 };
+
+/* the generator of the calling thread */
+static struct rng *rng_of(struct round *r)
+{
+	return worker_rng ? worker_rng : &r->rng;
+}
 
 /* find_sgid() - an IPv4 RoCE v2 GID of the port, for address vectors */
 static int find_sgid(struct round *r)
@@ -689,68 +715,73 @@ static struct ring *pick_ring(struct round *r)
 		if (r->rq[i].live)
 			all[n++] = &r->rq[i];
 	}
-	return n ? all[rnd_below(&r->rng, n)] : NULL;
+	return n ? all[rnd_below(rng_of(r), n)] : NULL;
 }
 
 static bool scribble(struct round *r, enum op op)
 {
-	struct ring *ring = pick_ring(r);
+	struct ring *ring;
 	struct rxe_queue_buf *q;
 	size_t off, len, elem;
 
-	if (!ring)
+	pthread_rwlock_wrlock(&r->ring_lock);
+	ring = pick_ring(r);
+	if (!ring) {
+		pthread_rwlock_unlock(&r->ring_lock);
 		return false;
+	}
 	q = ring->q;
 	switch (op) {
 	case OP_SCRIBBLE_INDEX:
-		if (one_in(&r->rng, 2))
-			q->producer_index = nasty32(&r->rng, ring->mask);
+		if (one_in(rng_of(r), 2))
+			q->producer_index = nasty32(rng_of(r), ring->mask);
 		else
-			q->consumer_index = nasty32(&r->rng, ring->mask);
+			q->consumer_index = nasty32(rng_of(r), ring->mask);
 		break;
 	case OP_SCRIBBLE_HEADER:
-		if (one_in(&r->rng, 2))
-			q->log2_elem_size = nasty32(&r->rng, 31);
+		if (one_in(rng_of(r), 2))
+			q->log2_elem_size = nasty32(rng_of(r), 31);
 		else
-			q->index_mask = nasty32(&r->rng, ring->mask);
+			q->index_mask = nasty32(rng_of(r), ring->mask);
 		break;
 	case OP_SCRIBBLE_ELEMENT:
 		elem = (size_t)1 << ring->log2_elem;
-		off = (size_t)rnd_below(&r->rng, ring->mask + 1) << ring->log2_elem;
-		len = one_in(&r->rng, 2) ? elem : rnd_below(&r->rng, elem) + 1;
-		rnd_bytes(&r->rng, q->data + off, len);
+		off = (size_t)rnd_below(rng_of(r), ring->mask + 1) << ring->log2_elem;
+		len = one_in(rng_of(r), 2) ? elem : rnd_below(rng_of(r), elem) + 1;
+		rnd_bytes(rng_of(r), q->data + off, len);
 		break;
 	default:
-		off = rnd_below(&r->rng, ring_bytes(ring));
-		len = rnd_below(&r->rng, MAX_SCRIBBLE_BYTES) + 1;
+		off = rnd_below(rng_of(r), ring_bytes(ring));
+		len = rnd_below(rng_of(r), MAX_SCRIBBLE_BYTES) + 1;
 		if (off + len > ring_bytes(ring))
 			len = ring_bytes(ring) - off;
-		rnd_bytes(&r->rng, (unsigned char *)q + off, len);
+		rnd_bytes(rng_of(r), (unsigned char *)q + off, len);
 		break;
 	}
+	pthread_rwlock_unlock(&r->ring_lock);
 	return true;
 }
 
 static unsigned int rnd_lkey(struct round *r)
 {
-	return one_in(&r->rng, 3) ? rnd32(&r->rng) : r->mr->lkey;
+	return one_in(rng_of(r), 3) ? rnd32(rng_of(r)) : r->mr->lkey;
 }
 
 static void rnd_sge(struct round *r, struct ibv_sge *sge)
 {
 	sge->lkey = rnd_lkey(r);
-	switch (rnd_below(&r->rng, 4)) {
+	switch (rnd_below(rng_of(r), 4)) {
 	case 0:
-		sge->addr = rnd64(&r->rng);
-		sge->length = rnd32(&r->rng);
+		sge->addr = rnd64(rng_of(r));
+		sge->length = rnd32(rng_of(r));
 		break;
 	case 1:		/* across the end of the MR */
 		sge->addr = (uintptr_t)r->buf + BUF_BYTES - 8;
 		sge->length = 64;
 		break;
 	default:
-		sge->addr = (uintptr_t)r->buf + rnd_below(&r->rng, BUF_BYTES);
-		sge->length = rnd_below(&r->rng, BUF_BYTES);
+		sge->addr = (uintptr_t)r->buf + rnd_below(rng_of(r), BUF_BYTES);
+		sge->length = rnd_below(rng_of(r), BUF_BYTES);
 		break;
 	}
 }
@@ -765,113 +796,121 @@ static int post_send(struct round *r)
 	};
 	struct ibv_send_wr wr[MAX_CHAIN], *bad;
 	struct ibv_sge sge[MAX_CHAIN][QP_SGE];
-	unsigned int i = rnd_below(&r->rng, N_QPS), n, k, j;
+	unsigned int i = rnd_below(rng_of(r), N_QPS), n, k, j;
 	struct ibv_qp *qp = r->qp[i];
+	int err;
 
 	if (!r->sq[i].live)
 		return -1;
-	n = rnd_below(&r->rng, MAX_CHAIN) + 1;
+	n = rnd_below(rng_of(r), MAX_CHAIN) + 1;
 	memset(wr, 0, sizeof(wr));
 	for (k = 0; k < n; k++) {
-		wr[k].wr_id = rnd64(&r->rng);
+		wr[k].wr_id = rnd64(rng_of(r));
 		wr[k].next = k + 1 < n ? &wr[k + 1] : NULL;
 		wr[k].sg_list = sge[k];
-		wr[k].num_sge = rnd_below(&r->rng, QP_SGE + 1);
+		wr[k].num_sge = rnd_below(rng_of(r), QP_SGE + 1);
 		for (j = 0; j < QP_SGE; j++)
 			rnd_sge(r, &sge[k][j]);
 		wr[k].opcode = qp->qp_type == IBV_QPT_UD ?
-			IBV_WR_SEND : opcodes[rnd_below(&r->rng, ARRAY_SIZE(opcodes))];
-		wr[k].send_flags = rnd32(&r->rng) &
+			IBV_WR_SEND : opcodes[rnd_below(rng_of(r), ARRAY_SIZE(opcodes))];
+		wr[k].send_flags = rnd32(rng_of(r)) &
 			(IBV_SEND_SIGNALED | IBV_SEND_SOLICITED | IBV_SEND_FENCE);
-		if (one_in(&r->rng, 4)) {
+		if (one_in(rng_of(r), 4)) {
 			/* librxe copies inline data from the SGEs: keep them real */
 			wr[k].send_flags |= IBV_SEND_INLINE;
 			for (j = 0; j < QP_SGE; j++) {
 				sge[k][j].addr = (uintptr_t)r->buf;
-				sge[k][j].length = rnd_below(&r->rng,
+				sge[k][j].length = rnd_below(rng_of(r),
 							     QP_INLINE_BYTES / QP_SGE + 1);
 			}
 		}
-		wr[k].imm_data = rnd32(&r->rng);
-		wr[k].wr.rdma.remote_addr = one_in(&r->rng, 2) ?
-			rnd64(&r->rng) : (uintptr_t)r->buf;
-		wr[k].wr.rdma.rkey = one_in(&r->rng, 2) ?
-			rnd32(&r->rng) : r->mr->rkey;
+		wr[k].imm_data = rnd32(rng_of(r));
+		wr[k].wr.rdma.remote_addr = one_in(rng_of(r), 2) ?
+			rnd64(rng_of(r)) : (uintptr_t)r->buf;
+		wr[k].wr.rdma.rkey = one_in(rng_of(r), 2) ?
+			rnd32(rng_of(r)) : r->mr->rkey;
 		if (wr[k].opcode == IBV_WR_ATOMIC_CMP_AND_SWP ||
 		    wr[k].opcode == IBV_WR_ATOMIC_FETCH_AND_ADD) {
 			wr[k].wr.atomic.remote_addr = (uintptr_t)r->buf;
 			wr[k].wr.atomic.rkey = r->mr->rkey;
-			wr[k].wr.atomic.compare_add = rnd64(&r->rng);
-			wr[k].wr.atomic.swap = rnd64(&r->rng);
+			wr[k].wr.atomic.compare_add = rnd64(rng_of(r));
+			wr[k].wr.atomic.swap = rnd64(rng_of(r));
 		}
 		if (qp->qp_type == IBV_QPT_UD) {
 			wr[k].wr.ud.ah = r->ah;
-			wr[k].wr.ud.remote_qpn = one_in(&r->rng, 2) ?
-				rnd32(&r->rng) : r->qp[QP_UD]->qp_num;
+			wr[k].wr.ud.remote_qpn = one_in(rng_of(r), 2) ?
+				rnd32(rng_of(r)) : r->qp[QP_UD]->qp_num;
 			wr[k].wr.ud.remote_qkey = QP_QKEY;
 		}
 	}
+	pthread_rwlock_rdlock(&r->ring_lock);
 	ring_sane(&r->sq[i]);
-	return ibv_post_send(qp, wr, &bad);
+	err = ibv_post_send(qp, wr, &bad);
+	pthread_rwlock_unlock(&r->ring_lock);
+	return err;
 }
 
 static int post_recv_list(struct round *r, struct ibv_qp *qp,
-			  struct ibv_srq *srq)
+			  struct ibv_srq *srq, struct ring *ring)
 {
 	struct ibv_recv_wr wr[MAX_CHAIN], *bad;
 	struct ibv_sge sge[MAX_CHAIN][QP_SGE];
 	unsigned int n, k, j;
+	int err;
 
-	n = rnd_below(&r->rng, MAX_CHAIN) + 1;
+	n = rnd_below(rng_of(r), MAX_CHAIN) + 1;
 	for (k = 0; k < n; k++) {
-		wr[k].wr_id = rnd64(&r->rng);
+		wr[k].wr_id = rnd64(rng_of(r));
 		wr[k].next = k + 1 < n ? &wr[k + 1] : NULL;
 		wr[k].sg_list = sge[k];
-		wr[k].num_sge = rnd_below(&r->rng, QP_SGE + 1);
+		wr[k].num_sge = rnd_below(rng_of(r), QP_SGE + 1);
 		for (j = 0; j < QP_SGE; j++)
 			rnd_sge(r, &sge[k][j]);
 	}
-	if (srq)
-		return ibv_post_srq_recv(srq, wr, &bad);
-	return ibv_post_recv(qp, wr, &bad);
+	pthread_rwlock_rdlock(&r->ring_lock);
+	ring_sane(ring);
+	err = srq ? ibv_post_srq_recv(srq, wr, &bad) :
+		    ibv_post_recv(qp, wr, &bad);
+	pthread_rwlock_unlock(&r->ring_lock);
+	return err;
 }
 
 static int post_recv(struct round *r)
 {
-	unsigned int i = rnd_below(&r->rng, N_QPS);
+	unsigned int i = rnd_below(rng_of(r), N_QPS);
 
 	if (!r->rq[i].live)
 		return -1;
-	ring_sane(&r->rq[i]);
-	return post_recv_list(r, r->qp[i], NULL);
+	return post_recv_list(r, r->qp[i], NULL, &r->rq[i]);
 }
 
 static int post_srq_recv(struct round *r)
 {
 	if (!r->srq_ring.live)
 		return -1;
-	ring_sane(&r->srq_ring);
-	return post_recv_list(r, NULL, r->srq);
+	return post_recv_list(r, NULL, r->srq, &r->srq_ring);
 }
 
 static int poll_cq(struct round *r)
 {
-	unsigned int i = rnd_below(&r->rng, 2);
+	unsigned int i = rnd_below(rng_of(r), 2);
 	struct ibv_wc wc[MAX_POLL];
 	int n;
 
 	if (!r->cq_ring[i].live)
 		return -1;
+	pthread_rwlock_rdlock(&r->ring_lock);
 	ring_sane(&r->cq_ring[i]);
-	n = ibv_poll_cq(r->cq[i], rnd_below(&r->rng, MAX_POLL) + 1, wc);
+	n = ibv_poll_cq(r->cq[i], rnd_below(rng_of(r), MAX_POLL) + 1, wc);
+	pthread_rwlock_unlock(&r->ring_lock);
 	return n < 0 ? -n : 0;	/* librxe never fails it */
 }
 
 static int notify_cq(struct round *r)
 {
-	unsigned int i = rnd_below(&r->rng, 2);
+	unsigned int i = rnd_below(rng_of(r), 2);
 
-	return ibv_req_notify_cq(r->cq[i], one_in(&r->rng, 2));
+	return ibv_req_notify_cq(r->cq[i], one_in(rng_of(r), 2));
 }
 
 /*
@@ -884,22 +923,22 @@ static int modify_qp(struct round *r)
 	static const enum ibv_qp_state simple[] = {
 		IBV_QPS_ERR, IBV_QPS_RESET, IBV_QPS_SQD,
 	};
-	unsigned int i = rnd_below(&r->rng, N_QPS);
+	unsigned int i = rnd_below(rng_of(r), N_QPS);
 	struct ibv_qp *qp = r->qp[i];
 	struct ibv_qp_attr a;
 	int err, mask;
 
 	memset(&a, 0, sizeof(a));
-	switch (rnd_below(&r->rng, 4)) {
+	switch (rnd_below(rng_of(r), 4)) {
 	case 0:
-		a.qp_state = simple[rnd_below(&r->rng, ARRAY_SIZE(simple))];
+		a.qp_state = simple[rnd_below(rng_of(r), ARRAY_SIZE(simple))];
 		return modify(qp, &a, IBV_QP_STATE);
 	case 1:
-		rnd_bytes(&r->rng, &a, sizeof(a));
+		rnd_bytes(rng_of(r), &a, sizeof(a));
 		a.qp_state %= IBV_QPS_ERR + 1;
 		a.cur_qp_state %= IBV_QPS_ERR + 1;
-		fill_av(r, &a.ah_attr, one_in(&r->rng, 2));
-		mask = rnd32(&r->rng) & ~IBV_QP_ALT_PATH;
+		fill_av(r, &a.ah_attr, one_in(rng_of(r), 2));
+		mask = rnd32(rng_of(r)) & ~IBV_QP_ALT_PATH;
 		return modify(qp, &a, mask | IBV_QP_STATE);
 	default:
 		break;
@@ -908,17 +947,17 @@ static int modify_qp(struct round *r)
 	err = modify(qp, &a, IBV_QP_STATE);
 	if (!err)
 		err = to_init(qp);
-	if (err || one_in(&r->rng, 3))
+	if (err || one_in(rng_of(r), 3))
 		return err;
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTR;
 	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = one_in(&r->rng, 2) ? QP_DEST_QPN :
-		r->qp[rnd_below(&r->rng, N_QPS)]->qp_num;
-	a.rq_psn = rnd32(&r->rng) & 0xffffff;
+	a.dest_qp_num = one_in(rng_of(r), 2) ? QP_DEST_QPN :
+		r->qp[rnd_below(rng_of(r), N_QPS)]->qp_num;
+	a.rq_psn = rnd32(rng_of(r)) & 0xffffff;
 	a.max_dest_rd_atomic = 1;
 	a.min_rnr_timer = 12;
-	fill_av(r, &a.ah_attr, one_in(&r->rng, 2));
+	fill_av(r, &a.ah_attr, one_in(rng_of(r), 2));
 	mask = IBV_QP_STATE;
 	if (qp->qp_type != IBV_QPT_UD)
 		mask |= IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
@@ -926,10 +965,10 @@ static int modify_qp(struct round *r)
 	if (qp->qp_type == IBV_QPT_RC)
 		mask |= IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
 	err = modify(qp, &a, mask);
-	if (err || one_in(&r->rng, 3))
+	if (err || one_in(rng_of(r), 3))
 		return err;
 	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = rnd32(&r->rng) & 0xffffff;
+	a.sq_psn = rnd32(rng_of(r)) & 0xffffff;
 	a.timeout = 14;
 	a.retry_cnt = 7;
 	a.rnr_retry = 7;
@@ -967,34 +1006,42 @@ static void remapped(struct ring *ring, const struct maps *before,
 
 static int resize_cq(struct round *r)
 {
-	unsigned int i = rnd_below(&r->rng, 2);
+	unsigned int i = rnd_below(rng_of(r), 2);
 	struct maps before;
 	int err;
 
-	if (!r->cq_ring[i].live)
+	pthread_rwlock_wrlock(&r->ring_lock);
+	if (!r->cq_ring[i].live) {
+		pthread_rwlock_unlock(&r->ring_lock);
 		return -1;
+	}
 	read_maps(&before);
-	err = ibv_resize_cq(r->cq[i], rnd_below(&r->rng, CQ_CQE_MAX_RESIZE) + 1);
+	err = ibv_resize_cq(r->cq[i], rnd_below(rng_of(r), CQ_CQE_MAX_RESIZE) + 1);
 	remapped(&r->cq_ring[i], &before, !err);
+	pthread_rwlock_unlock(&r->ring_lock);
 	return err;
 }
 
 static int modify_srq(struct round *r)
 {
 	struct ibv_srq_attr a = {
-		.max_wr = rnd_below(&r->rng, SRQ_WR_MAX_RESIZE) + 1,
-		.srq_limit = rnd_below(&r->rng, SRQ_WR_MAX_RESIZE),
+		.max_wr = rnd_below(rng_of(r), SRQ_WR_MAX_RESIZE) + 1,
+		.srq_limit = rnd_below(rng_of(r), SRQ_WR_MAX_RESIZE),
 	};
 	struct maps before;
 	int err, mask;
 
-	if (!r->srq_ring.live)
+	pthread_rwlock_wrlock(&r->ring_lock);
+	if (!r->srq_ring.live) {
+		pthread_rwlock_unlock(&r->ring_lock);
 		return -1;
-	mask = one_in(&r->rng, 2) ? IBV_SRQ_LIMIT : IBV_SRQ_MAX_WR;
+	}
+	mask = one_in(rng_of(r), 2) ? IBV_SRQ_LIMIT : IBV_SRQ_MAX_WR;
 	read_maps(&before);
 	err = ibv_modify_srq(r->srq, &a, mask);
 	if (mask & IBV_SRQ_MAX_WR)
 		remapped(&r->srq_ring, &before, !err);
+	pthread_rwlock_unlock(&r->ring_lock);
 	return err;
 }
 
@@ -1031,17 +1078,17 @@ static int raw_post(struct round *r, unsigned int command, unsigned int handle,
 	for (k = 0; k < wr_count; k++) {
 		if (send) {
 			swr = (void *)(req.bytes + len);
-			rnd_bytes(&r->rng, swr, sizeof(*swr));
-			swr->num_sge = rnd_below(&r->rng, 2);
+			rnd_bytes(rng_of(r), swr, sizeof(*swr));
+			swr->num_sge = rnd_below(rng_of(r), 2);
 			swr->opcode %= IB_UVERBS_WR_MASKED_ATOMIC_FETCH_AND_ADD + 2;
-			if (one_in(&r->rng, 2))
+			if (one_in(rng_of(r), 2))
 				swr->wr.ud.ah = r->ah->handle;
 			nsge += swr->num_sge;
 			len += sizeof(*swr);
 		} else {
 			rwr = (void *)(req.bytes + len);
-			rnd_bytes(&r->rng, rwr, sizeof(*rwr));
-			rwr->num_sge = rnd_below(&r->rng, 2);
+			rnd_bytes(rng_of(r), rwr, sizeof(*rwr));
+			rwr->num_sge = rnd_below(rng_of(r), 2);
 			nsge += rwr->num_sge;
 			len += sizeof(*rwr);
 		}
@@ -1056,7 +1103,7 @@ static int raw_post(struct round *r, unsigned int command, unsigned int handle,
 		sge->lkey = s.lkey;
 		len += sizeof(*sge);
 	}
-	req.cmd.sge_count = one_in(&r->rng, 8) ? rnd32(&r->rng) : nsge;
+	req.cmd.sge_count = one_in(rng_of(r), 8) ? rnd32(rng_of(r)) : nsge;
 	req.hdr.in_words = len / 4;
 	if (write(r->ctx->cmd_fd, req.bytes, len) != (ssize_t)len)
 		return errno;
@@ -1065,17 +1112,17 @@ static int raw_post(struct round *r, unsigned int command, unsigned int handle,
 
 static int doorbell(struct round *r)
 {
-	unsigned int i = rnd_below(&r->rng, N_QPS);
+	unsigned int i = rnd_below(rng_of(r), N_QPS);
 
 	return raw_post(r, IB_USER_VERBS_CMD_POST_SEND, r->qp[i]->handle, 0);
 }
 
 static int raw_post_wrs(struct round *r)
 {
-	unsigned int i = rnd_below(&r->rng, N_QPS);
-	unsigned int n = rnd_below(&r->rng, 2) + 1;
+	unsigned int i = rnd_below(rng_of(r), N_QPS);
+	unsigned int n = rnd_below(rng_of(r), 2) + 1;
 
-	switch (rnd_below(&r->rng, 3)) {
+	switch (rnd_below(rng_of(r), 3)) {
 	case 0:
 		return raw_post(r, IB_USER_VERBS_CMD_POST_SEND,
 				r->qp[i]->handle, n);
@@ -1094,9 +1141,9 @@ static int query(struct round *r)
 	struct ibv_srq_attr sa;
 	struct ibv_qp_attr a;
 
-	if (one_in(&r->rng, 3))
+	if (one_in(rng_of(r), 3))
 		return ibv_query_srq(r->srq, &sa);
-	return ibv_query_qp(r->qp[rnd_below(&r->rng, N_QPS)], &a, QUERY_MASK,
+	return ibv_query_qp(r->qp[rnd_below(rng_of(r), N_QPS)], &a, QUERY_MASK,
 			    &init);
 }
 
@@ -1106,7 +1153,7 @@ static enum op pick_op(struct round *r)
 
 	for (i = 0; i < N_OPS; i++)
 		total += op_defs[i].weight;
-	x = rnd_below(&r->rng, total);
+	x = rnd_below(rng_of(r), total);
 	for (i = 0; i < N_OPS - 1; i++) {
 		if (x < op_defs[i].weight)
 			break;
@@ -1172,39 +1219,83 @@ static unsigned int min_kernel_calls(unsigned int iterations)
 	return iterations / MIN_KERNEL_CALLS_DIV;
 }
 
-/*
- * run_round() - the body of a round's child process; its exit status:
- * 0 done, 1 the objects could not be made, 2 destroying them failed,
- * 3 too few calls reached the kernel
- */
-static int run_round(const char *dev, unsigned long long seed,
-		     unsigned int round, unsigned int iterations, bool destroy)
+/* run_ops() - @n operations of @r, counted (by any of its threads) */
+static void run_ops(struct round *r, unsigned int n)
 {
-	struct round *r = calloc(1, sizeof(*r));
-	unsigned int it, kernel_calls = 0;
+	unsigned int it;
 	enum op op;
 	int ret;
 
-	if (!r)
+	for (it = 0; it < n; it++) {
+		op = pick_op(r);
+		ret = step(r, op);
+		if (ret < 0) {
+			__atomic_fetch_add(&r->skipped[op], 1, __ATOMIC_RELAXED);
+			continue;
+		}
+		__atomic_fetch_add(&r->calls[op], 1, __ATOMIC_RELAXED);
+		if (ret) {
+			__atomic_fetch_add(&r->failed[op], 1, __ATOMIC_RELAXED);
+			__atomic_store_n(&r->last_err[op], ret, __ATOMIC_RELAXED);
+		}
+	}
+}
+
+struct worker {
+	pthread_t thread;
+	struct round *r;
+	struct rng rng;
+	unsigned int ops;
+};
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+
+	worker_rng = &w->rng;
+	run_ops(w->r, w->ops);
+	return NULL;
+}
+
+/*
+ * run_round() - the body of a round's child process, with @threads threads
+ * sharing the context and its objects; its exit status: 0 done, 1 the
+ * objects could not be made, 2 destroying them failed, 3 too few calls
+ * reached the kernel. A round that leaves its objects to the exit ends
+ * while its other threads still make calls.
+ */
+static int run_round(const char *dev, unsigned long long seed,
+		     unsigned int round, unsigned int iterations, bool destroy,
+		     unsigned int threads)
+{
+	struct round *r = calloc(1, sizeof(*r));
+	struct worker workers[MAX_THREADS];
+	unsigned int t, kernel_calls = 0;
+	enum op op;
+
+	if (!r || threads > MAX_THREADS)
 		return 1;
-	rng_seed(&r->rng, seed + round);
+	rng_seed(rng_of(r), seed + round);
+	pthread_rwlock_init(&r->ring_lock, NULL);
 	if (!setup(r, dev)) {
 		teardown(r);
 		return 1;
 	}
-	for (it = 0; it < iterations; it++) {
-		op = pick_op(r);
-		ret = step(r, op);
-		if (ret < 0) {
-			r->skipped[op]++;
-			continue;
-		}
-		r->calls[op]++;
-		if (ret) {
-			r->failed[op]++;
-			r->last_err[op] = ret;
-		}
+	for (t = 1; t < threads; t++) {
+		workers[t].r = r;
+		workers[t].ops = iterations / threads;
+		rng_seed(&workers[t].rng, (seed + round) * MAX_THREADS + t);
+		if (pthread_create(&workers[t].thread, NULL, worker_main,
+				   &workers[t]))
+			return 1;
 	}
+	run_ops(r, iterations - (threads - 1) * (iterations / threads));
+	if (destroy)
+		for (t = 1; t < threads; t++)
+			pthread_join(workers[t].thread, NULL);
+	if (threads > 1)
+		diag("round %u: %u threads%s", round, threads,
+		     destroy ? "" : ", the others still calling at the exit");
 	print_stats(r, round);
 	for (op = 0; op < N_OPS; op++)
 		if (op_defs[op].kernel)
@@ -1286,6 +1377,7 @@ enum {
 	DIRECTED_SETUP = 1,		/* objects could not be made */
 	DIRECTED_INLINE_READ = 2,	/* no error completion */
 	DIRECTED_PRODUCER_BACK = 4,	/* no error completion */
+	DIRECTED_RECV_NUM_SGE = 8,	/* no LOC_QP_OP_ERR completion */
 };
 
 #define DIRECTED_WC_TIMEOUT_MS	3000
@@ -1360,8 +1452,11 @@ static int connect_rc(struct round *r, struct ibv_qp *qp, uint32_t dest_qpn)
 		      IBV_QP_MAX_QP_RD_ATOMIC);
 }
 
-/* wait_error_wc() - a completion of @wr_id with an error status, in time */
-static bool wait_error_wc(struct ibv_cq *cq, uint64_t wr_id, const char *what)
+/*
+ * wait_wc() - the status of the completion of @wr_id, or -1 if none comes
+ * in time
+ */
+static int wait_wc(struct ibv_cq *cq, uint64_t wr_id, const char *what)
 {
 	long long deadline = now_ms() + DIRECTED_WC_TIMEOUT_MS;
 	struct ibv_wc wc;
@@ -1378,10 +1473,16 @@ static bool wait_error_wc(struct ibv_cq *cq, uint64_t wr_id, const char *what)
 		if (wc.wr_id != wr_id)
 			continue;
 		diag("%s: completion %s", what, ibv_wc_status_str(wc.status));
-		return wc.status != IBV_WC_SUCCESS;
+		return wc.status;
 	}
 	diag("%s: no completion within %d ms", what, DIRECTED_WC_TIMEOUT_MS);
-	return false;
+	return -1;
+}
+
+/* wait_error_wc() - a completion of @wr_id with an error status, in time */
+static bool wait_error_wc(struct ibv_cq *cq, uint64_t wr_id, const char *what)
+{
+	return wait_wc(cq, wr_id, what) > IBV_WC_SUCCESS;
 }
 
 /*
@@ -1460,6 +1561,51 @@ static bool directed_producer_back(struct round *r)
 			     "SEND under a producer index moved back");
 }
 
+/*
+ * A receive WQE written into the RC QP's RQ with num_sge 0xffffffff and a
+ * valid first SGE, then a SEND to it: no RQ holds that many SGEs, so it
+ * completes with LOC_QP_OP_ERR (as rdma_rxe does); cut to the RQ's
+ * max_sge, it would take the SEND as if nothing were wrong.
+ */
+static bool directed_recv_num_sge(struct round *r)
+{
+	struct ibv_qp *qa = r->qp[QP_RC], *qb = r->qp[QP_RC_SRQ];
+	const struct ring *rq = &r->rq[QP_RC];
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)r->buf,
+		.length = 16,
+		.lkey = r->mr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = DIRECTED_WR_ID + 200,
+		.sg_list = &sge,
+		.num_sge = 1,
+		.opcode = IBV_WR_SEND,
+		.send_flags = IBV_SEND_SIGNALED,
+	}, *bad;
+	struct rxe_recv_wqe *wqe;
+	unsigned int p;
+
+	if (connect_rc(r, qa, qb->qp_num) || connect_rc(r, qb, qa->qp_num))
+		return false;
+	p = rq->q->producer_index;
+	wqe = (void *)(rq->q->data +
+		       ((size_t)(p & rq->mask) << rq->log2_elem));
+	memset(wqe, 0, (size_t)1 << rq->log2_elem);
+	wqe->wr_id = DIRECTED_WR_ID;
+	wqe->dma.length = 64;
+	wqe->dma.resid = 64;
+	wqe->dma.num_sge = 0xffffffff;
+	wqe->dma.sge[0].addr = (uintptr_t)r->buf + 1024;
+	wqe->dma.sge[0].length = 64;
+	wqe->dma.sge[0].lkey = r->mr->lkey;
+	set_producer(rq, p + 1);
+	return !ibv_post_send(qb, &wr, &bad) &&
+	       wait_wc(r->cq[qp_defs[QP_RC].cq_recv], DIRECTED_WR_ID,
+		       "receive WQE with num_sge 0xffffffff") ==
+	       IBV_WC_LOC_QP_OP_ERR;
+}
+
 static int run_directed(const char *dev)
 {
 	struct round *r = calloc(1, sizeof(*r));
@@ -1467,11 +1613,13 @@ static int run_directed(const char *dev)
 
 	if (!r)
 		return DIRECTED_SETUP;
-	rng_seed(&r->rng, DEFAULT_SEED);
+	rng_seed(rng_of(r), DEFAULT_SEED);
 	if (!setup(r, dev))
 		return DIRECTED_SETUP;
 	if (!directed_inline_read(r))
 		ret |= DIRECTED_INLINE_READ;
+	if (!directed_recv_num_sge(r))
+		ret |= DIRECTED_RECV_NUM_SGE;
 	if (!directed_producer_back(r))
 		ret |= DIRECTED_PRODUCER_BACK;
 	return teardown(r) ? ret : ret | DIRECTED_SETUP;
@@ -1489,6 +1637,8 @@ static void report_directed(bool ended, int status)
 	      "directed: an inline READ with num_sge 0xffffffff completes in error");
 	check(ret >= 0 && !(ret & DIRECTED_PRODUCER_BACK),
 	      "directed: WQEs under a producer index moved back complete in error");
+	check(ret >= 0 && !(ret & DIRECTED_RECV_NUM_SGE),
+	      "directed: a receive WQE with num_sge 0xffffffff completes with LOC_QP_OP_ERR");
 }
 
 /*
@@ -1584,7 +1734,8 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		if (!pid)
-			_exit(run_round(dev, seed, round, per_round, destroy));
+			_exit(run_round(dev, seed, round, per_round, destroy,
+					round > ROUNDS / 2 ? THREADS : 1));
 		ended = wait_round(pid, &status);
 		report_round(round, destroy, ended, status);
 		if (!ended) {
