@@ -140,11 +140,8 @@ fi
 
 # The scenarios. One-VM scenarios run in batches, several in one boot
 # (tools/vm/guest-batch.sh: each still gets its own kernel log, taint and
-# leftover checks); those whose headers ask for the same VM (smp, kmemleak,
-# host) share a batch. Batches run two at a time (SRDMA_SHARED_VMS: how
-# many), then the runs that need the host alone one at a time: batches of
-# scenarios whose header says "host: alone" (they measure time or print
-# figures), and two-VM scenarios (two VMs already). SRDMA_BATCH=0 boots a
+# leftover checks); those whose headers ask for the same VM (smp, kmemleak)
+# share a batch. Two-VM scenarios run one at a time. SRDMA_BATCH=0 boots a
 # VM per scenario. Results are reported in the order of the scenarios.
 scenarios=("$@")
 if [ ${#scenarios[@]} = 0 ]; then
@@ -184,9 +181,8 @@ done
 # run_vm KEY INDEX: one run (a batch, or a two-VM scenario) in $out/run-INDEX
 run_vm() {
 	local key=$1 dir=$out/run-$2 opts members
-	# --alone is for the scheduling below, not for the runner
-	readarray -t opts < <(grep -vx -- --alone <<< "${batch_opts[$key]}")
-	[ -n "${opts[0]:-}" ] || opts=()
+	readarray -t opts <<< "${batch_opts[$key]}"
+	[ -n "${opts[0]}" ] || opts=()
 	read -ra members <<< "${batch_members[$key]}"
 	if [[ $key == batch:* ]]; then
 		# the guest enforces each scenario's limit, the VM's is their
@@ -207,22 +203,10 @@ run_vm() {
 # SRDMA_GUEST_ENV: shell words (VAR=value ...) set for the scenarios in the
 # guests; make soak sets the scenarios' long settings through it
 guest_env=${SRDMA_GUEST_ENV:+env $SRDMA_GUEST_ENV }
-# alone KEY: the run needs the host to itself
-alone() { [[ $1 != batch:* || $1 == *--alone* ]]; }
 echo "check: ${#scenarios[@]} scenarios in ${#runs[@]} VM runs"
 declare -A run_index=()
 for ((r = 0; r < ${#runs[@]}; r++)); do
 	run_index[${runs[r]}]=$r
-	alone "${runs[r]}" && continue
-	while [ "$(jobs -rp | wc -l)" -ge "${SRDMA_SHARED_VMS:-2}" ]; do
-		wait -n
-	done
-	echo "check: run $r: ${batch_members[${runs[r]}]}(beside others)"
-	run_vm "${runs[r]}" "$r" &
-done
-wait
-for ((r = 0; r < ${#runs[@]}; r++)); do
-	alone "${runs[r]}" || continue
 	echo "check: run $r: ${batch_members[${runs[r]}]}"
 	run_vm "${runs[r]}" "$r"
 done

@@ -1,7 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 # timeout: 900
-# host: alone
 # RC under packet loss and reordering: tests/rc_bulk moves RC_LOSS_MIB MiB
 # (default 4) by RDMA WRITE and by RDMA READ (64 KiB messages, 8
 # outstanding) and checks every byte, loss-free, with netem loss 1 %, loss
