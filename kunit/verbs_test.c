@@ -497,6 +497,31 @@ static void vt_err_flushes_every_wqe(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ib_destroy_qp(qp), 0);
 }
 
+/* sends are refused before RTS, receives are taken from INIT on */
+static void vt_send_refused_before_rts(struct kunit *test)
+{
+	struct vt_ctx *ctx = test->priv;
+	struct ib_qp_attr attr = {};
+	struct ib_qp *qp;
+
+	qp = vt_create_qp(test, IB_QPT_RC, ctx->cq, NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(qp));
+	attr.port_num = SRDMA_PORT;
+	attr.qp_access_flags = IB_ACCESS_REMOTE_WRITE;
+	KUNIT_ASSERT_EQ(test, vt_modify(qp, IB_QPS_INIT, IB_QP_PKEY_INDEX |
+					IB_QP_PORT | IB_QP_ACCESS_FLAGS, &attr),
+			0);
+	KUNIT_EXPECT_EQ(test, vt_post_send(qp, 1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vt_post_recv(qp, 2), 0);
+	vt_fill_rtr(&attr);
+	KUNIT_ASSERT_EQ(test, vt_modify(qp, IB_QPS_RTR, VT_RTR_MASK, &attr), 0);
+	KUNIT_EXPECT_EQ(test, vt_post_send(qp, 3), -EINVAL);
+	/* nothing of the refused sends completes, not even flushed */
+	KUNIT_ASSERT_EQ(test, vt_modify(qp, IB_QPS_ERR, 0, &attr), 0);
+	KUNIT_EXPECT_EQ(test, vt_poll_flushed(test, ctx->cq, qp), BIT_ULL(2));
+	KUNIT_EXPECT_EQ(test, ib_destroy_qp(qp), 0);
+}
+
 static void vt_full_queues_refuse_posts(struct kunit *test)
 {
 	struct vt_ctx *ctx = test->priv;
@@ -1610,6 +1635,7 @@ static struct kunit_case vt_cases[] = {
 	KUNIT_CASE(vt_qp_walks_every_state),
 	KUNIT_CASE(vt_refused_modify_changes_nothing),
 	KUNIT_CASE(vt_err_flushes_every_wqe),
+	KUNIT_CASE(vt_send_refused_before_rts),
 	KUNIT_CASE(vt_full_queues_refuse_posts),
 	KUNIT_CASE(vt_sqd_raises_drained_when_asked),
 	KUNIT_CASE(vt_async_error_moves_to_err),

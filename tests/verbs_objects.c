@@ -1077,6 +1077,60 @@ static void test_srq(struct env *e)
 		  "srq: ibv_destroy_srq with receives posted");
 }
 
+/*
+ * wait_qp_event() - the asynchronous event @type of @qp, within @ms; the
+ * other events that come first are acknowledged and passed over
+ */
+static bool wait_qp_event(struct env *e, struct ibv_qp *qp,
+			  enum ibv_event_type type, int ms)
+{
+	struct pollfd pfd = { .fd = e->ctx->async_fd, .events = POLLIN };
+	struct ibv_async_event ev;
+	bool found;
+
+	while (poll(&pfd, 1, ms) == 1) {
+		if (ibv_get_async_event(e->ctx, &ev))
+			return false;
+		found = ev.event_type == type && ev.element.qp == qp;
+		ibv_ack_async_event(&ev);
+		if (found)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * A QP on an SRQ moved to ERR takes no more of its WQEs: the last-WQE-
+ * reached event (IBTA 11.6.3, as rdma_rxe since 6.5)
+ */
+static void test_srq_last_wqe(struct env *e)
+{
+	struct ibv_srq_init_attr init = {
+		.attr = { .max_wr = SRQ_WR, .max_sge = 1 },
+	};
+	struct ibv_qp *qp = NULL;
+	struct ibv_srq *srq;
+	int err;
+
+	srq = ibv_create_srq(e->pd, &init);
+	if (srq)
+		qp = create_qp_cap(e->pd, IBV_QPT_RC, e->cq, srq, &default_cap);
+	if (!check(qp, "srq: an RC QP on an SRQ"))
+		goto out;
+	err = modify_to(e, qp, IBV_QPS_INIT);
+	if (check_err(err, 0, "srq: its QP to INIT"))
+		err = modify_state(qp, IBV_QPS_ERR);
+	if (check_err(err, 0, "srq: its QP to ERR"))
+		check(wait_qp_event(e, qp, IBV_EVENT_QP_LAST_WQE_REACHED,
+				    EVENT_TIMEOUT_MS),
+		      "srq: IBV_EVENT_QP_LAST_WQE_REACHED for that QP");
+out:
+	if (qp)
+		ibv_destroy_qp(qp);
+	if (srq)
+		ibv_destroy_srq(srq);
+}
+
 /* 5. Address handles */
 
 static void find_gids(struct env *e)
@@ -1737,6 +1791,7 @@ static void test_states(struct env *e, enum ibv_qp_type type)
 #define ERR_SENDS		2
 #define ERR_RECVS		2
 #define QUIET_MS		100
+#define EARLY_SEND_WRID		0x7600u
 
 static void test_flush(struct env *e)
 {
@@ -1811,6 +1866,68 @@ out:
 			  "flush: ibv_destroy_cq");
 	if (ch)
 		ibv_destroy_comp_channel(ch);
+}
+
+/*
+ * Sends before RTS: ibv_post_send and the ibv_wr_* API both fail with
+ * EINVAL in INIT and RTR (the doorbell refuses them), and the WQEs librxe
+ * wrote into the ring leave it: in RTS and then ERR none of them completes.
+ */
+static void test_send_before_rts(struct env *e)
+{
+	static const enum ibv_qp_state states[] = { IBV_QPS_INIT, IBV_QPS_RTR };
+	struct ibv_qp_init_attr_ex init = {
+		.send_cq = e->cq,
+		.recv_cq = e->cq,
+		.cap = default_cap,
+		.qp_type = IBV_QPT_RC,
+		.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+		.pd = e->pd,
+		.send_ops_flags = IBV_QP_EX_WITH_SEND,
+	};
+	struct ibv_qp_ex *qpx;
+	struct ibv_qp *qp;
+	struct ibv_wc wc[8];
+	unsigned int i;
+	int n, err;
+
+	qp = ibv_create_qp_ex(e->ctx, &init);
+	qpx = qp ? ibv_qp_to_qp_ex(qp) : NULL;
+	if (!check(qpx, "send before RTS: an RC QP with the ibv_wr_* API"))
+		goto out;
+	while (ibv_poll_cq(e->cq, ARRAY_SIZE(wc), wc) > 0)
+		;	/* what earlier tests left */
+	for (i = 0; i < ARRAY_SIZE(states); i++) {
+		err = modify_to(e, qp, states[i]);
+		if (!check_err(err, 0, "send before RTS: QP to %s",
+			       state_name(states[i])))
+			goto out;
+		err = post_sends(e, qp, EARLY_SEND_WRID + 2 * i, 1);
+		check_err(err, EINVAL, "send before RTS: ibv_post_send in %s",
+			  state_name(states[i]));
+		ibv_wr_start(qpx);
+		qpx->wr_id = EARLY_SEND_WRID + 2 * i + 1;
+		qpx->wr_flags = IBV_SEND_SIGNALED;
+		ibv_wr_send(qpx);
+		ibv_wr_set_sge(qpx, e->mr->lkey, (uintptr_t)e->buf, MSG_BYTES);
+		err = ibv_wr_complete(qpx);
+		check_err(err, EINVAL, "send before RTS: ibv_wr_complete in %s",
+			  state_name(states[i]));
+	}
+	err = modify_to(e, qp, IBV_QPS_RTS);
+	if (!check_err(err, 0, "send before RTS: QP to RTS"))
+		goto out;
+	err = modify_to(e, qp, IBV_QPS_ERR);
+	if (!check_err(err, 0, "send before RTS: RTS->ERR"))
+		goto out;
+	sleep_ms(QUIET_MS);
+	n = ibv_poll_cq(e->cq, ARRAY_SIZE(wc), wc);
+	check(n == 0, "send before RTS: none of the refused sends completes (%d)",
+	      n);
+out:
+	if (qp)
+		check_err(verb_err(ibv_destroy_qp(qp)), 0,
+			  "send before RTS: ibv_destroy_qp");
 }
 
 /* 8. Destroying with work outstanding */
@@ -1950,11 +2067,13 @@ int main(int argc, char **argv)
 	test_mr(e);
 	test_cq(e);
 	test_srq(e);
+	test_srq_last_wqe(e);
 	test_ah(e);
 	test_qp_create(e);
 	for (i = 0; i < N_TESTED_TYPES; i++)
 		test_states(e, tested_types[i]);
 	test_flush(e);
+	test_send_before_rts(e);
 	test_cq_resize_entries(e);
 	test_destroy_busy(e);
 	test_destroy_order(e);

@@ -486,6 +486,7 @@ struct srdma_res {
  * @nak_sent: a sequence or RNR NAK went out for @epsn: send no other
  * @ack_pending: an ACK of @epsn - 1 is due (sent once the queue is drained)
  * @uc_dropping: UC: the rest of a dropped message is being discarded
+ * @last_wqe_raised: in ERR on an SRQ: IB_EVENT_QP_LAST_WQE_REACHED raised
  * @msg: SRDMA_OP_SEND or SRDMA_OP_WRITE while a message is under way
  * @mr: the target of the RDMA WRITE under way, referenced
  * @rkey: the key it came with, checked again for each packet
@@ -514,6 +515,7 @@ struct srdma_resp {
 	bool nak_sent;
 	bool ack_pending;
 	bool uc_dropping;
+	bool last_wqe_raised;
 	u32 msg;
 	struct srdma_mr *mr;
 	u32 rkey;
@@ -807,6 +809,7 @@ int srdma_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		   struct ib_qp_init_attr *init);
 int srdma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
 void srdma_qp_error(struct srdma_qp *qp, enum ib_event_type event);
+void srdma_qp_event(struct srdma_qp *qp, enum ib_event_type type);
 void srdma_qp_set_error(struct srdma_qp *qp);
 enum ib_qp_state srdma_qp_state(struct srdma_qp *qp);
 
@@ -903,6 +906,7 @@ void srdma_req_advance(struct srdma_qp *qp);
 void srdma_req_wqe_done(struct srdma_qp *qp, struct srdma_swqe *swqe,
 			enum ib_wc_status status);
 void srdma_req_doorbell(struct srdma_qp *qp);
+void srdma_req_drop_unposted(struct srdma_qp *qp);
 void srdma_req_rewind(struct srdma_qp *qp);
 #if IS_ENABLED(CONFIG_KUNIT)
 enum ib_wc_status srdma_swqe_length(struct rxe_send_wqe *wqe, u32 max_sge,

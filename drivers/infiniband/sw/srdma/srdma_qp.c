@@ -287,7 +287,12 @@ int srdma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	return 0;
 }
 
-static void srdma_qp_event(struct srdma_qp *qp, enum ib_event_type type)
+/**
+ * srdma_qp_event() - raise an affiliated asynchronous event of @qp
+ * @qp: the QP
+ * @type: the event
+ */
+void srdma_qp_event(struct srdma_qp *qp, enum ib_event_type type)
 {
 	struct ib_event event = {
 		.device = qp->ibqp.device,
@@ -361,6 +366,8 @@ void srdma_qp_error(struct srdma_qp *qp, enum ib_event_type event)
 {
 	srdma_qp_set_error(qp);
 	srdma_qp_event(qp, event);
+	/* the responder lets go of the SRQ (srdma_resp_run()) */
+	srdma_task_kick_later(qp);
 }
 EXPORT_SYMBOL_IF_KUNIT(srdma_qp_error);
 
@@ -554,6 +561,7 @@ static void srdma_qp_reset(struct srdma_qp *qp)
 	qp->resp.ack_pending = false;
 	qp->resp.nak_sent = false;
 	qp->resp.uc_dropping = false;
+	qp->resp.last_wqe_raised = false;
 	qp->resp.msn = 0;
 	qp->events = 0;
 }

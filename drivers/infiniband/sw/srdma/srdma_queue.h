@@ -141,4 +141,14 @@ static inline void srdma_queue_advance_consumer(struct srdma_queue *q)
 	smp_store_release(&q->buf->consumer_index, next);
 }
 
+/* a queue the kernel consumes gives every entry back unread */
+static inline void srdma_queue_consume_all(struct srdma_queue *q)
+{
+	u32 producer = srdma_queue_producer(q);
+
+	q->index = producer;
+	/* release: as srdma_queue_advance_consumer() */
+	smp_store_release(&q->buf->consumer_index, producer);
+}
+
 #endif /* SRDMA_QUEUE_H */

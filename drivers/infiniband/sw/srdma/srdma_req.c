@@ -180,6 +180,30 @@ void srdma_req_doorbell(struct srdma_qp *qp)
 	spin_unlock_irqrestore(&qp->sq.lock, flags);
 }
 
+/**
+ * srdma_req_drop_unposted() - a doorbell before RTS: the post fails, and the
+ * WQEs the process wrote into its ring leave it unread, so that none of
+ * them is sent later
+ * @qp: the user QP, in RESET, INIT or RTR, its lock held (no modify_qp)
+ *
+ * Before RTS the requester never ran since RESET emptied the queue: every
+ * WQE in the ring was written after, and it is at the consumer index.
+ */
+void srdma_req_drop_unposted(struct srdma_qp *qp)
+{
+	struct srdma_queue *q = &qp->sq.queue;
+	unsigned long flags;
+
+	lockdep_assert_held(&qp->lock);
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	srdma_queue_consume_all(q);
+	qp->req.index = srdma_queue_consumer(q);
+	qp->req.fetched = qp->req.index;
+	/* pairs with srdma_req_posted(), as srdma_req_doorbell() */
+	smp_store_release(&qp->req.doorbell, qp->req.index);
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+}
+
 /* where the WQEs the requester may send end (see srdma_req_doorbell()) */
 static u32 srdma_req_posted(struct srdma_qp *qp)
 {

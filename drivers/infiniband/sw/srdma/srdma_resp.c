@@ -224,7 +224,10 @@ void srdma_resp_release(struct srdma_qp *qp)
 	resp->msg = 0;
 }
 
-/* the QP is in ERR: a WQE taken from the SRQ completes as flushed */
+/*
+ * The QP is in ERR: a WQE taken from the SRQ completes as flushed, and the
+ * QP takes no more of the SRQ's: IB_EVENT_QP_LAST_WQE_REACHED, once.
+ */
 static void srdma_resp_abort(struct srdma_qp *qp)
 {
 	struct ib_wc wc = { .status = IB_WC_WR_FLUSH_ERR, .opcode = IB_WC_RECV };
@@ -233,6 +236,10 @@ static void srdma_resp_abort(struct srdma_qp *qp)
 	if (qp->resp.rwqe_valid && qp->resp.rwqe_srq)
 		srdma_rwqe_complete(qp, &wc, false);
 	qp->resp.rwqe_valid = false;
+	if (qp->srq && !qp->resp.last_wqe_raised) {
+		qp->resp.last_wqe_raised = true;
+		srdma_qp_event(qp, IB_EVENT_QP_LAST_WQE_REACHED);
+	}
 }
 
 static void srdma_resp_start_read(struct srdma_qp *qp, struct srdma_res *res,

@@ -3,8 +3,10 @@
  * Work requests: posting by kernel consumers into the same rxe-layout rings
  * that librxe fills for processes, the doorbell of user QPs, and flushing.
  *
- * Posting is allowed in every state but RESET: WQEs posted before RTS wait
- * for it, as they do in a user QP's ring. In ERR every WQE, outstanding or
+ * A send is posted in RTS, SQD, SQE and ERR only; before, the post fails
+ * with EINVAL (a process's doorbell too, and the WQEs it wrote leave its
+ * ring unsent). A receive is posted in every state but RESET. In ERR every
+ * WQE, outstanding or
  * newly posted, completes with IB_WC_WR_FLUSH_ERR; a completion that finds
  * its CQ full stays in the queue and is flushed by the next post, doorbell
  * or move to ERR.
@@ -244,6 +246,29 @@ void srdma_qp_flush(struct srdma_qp *qp)
 }
 EXPORT_SYMBOL_IF_KUNIT(srdma_qp_flush);
 
+/* the verbs refuse a send before RTS */
+static bool srdma_send_state_ok(enum ib_qp_state state)
+{
+	return state != IB_QPS_RESET && state != IB_QPS_INIT &&
+	       state != IB_QPS_RTR;
+}
+
+/*
+ * A process's doorbell in RESET, INIT or RTR: true if refused, its WQEs
+ * dropped; false if a modify_qp to RTS came first.
+ */
+static bool srdma_user_post_refused(struct srdma_qp *qp)
+{
+	bool refused;
+
+	mutex_lock(&qp->lock);
+	refused = !srdma_send_state_ok(qp->state);
+	if (refused)
+		srdma_req_drop_unposted(qp);
+	mutex_unlock(&qp->lock);
+	return refused;
+}
+
 int srdma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		    const struct ib_send_wr **bad_wr)
 {
@@ -255,6 +280,9 @@ int srdma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 
 	/* librxe's doorbell: the WQEs are already in the ring */
 	if (qp->user) {
+		if (!srdma_send_state_ok(READ_ONCE(qp->state)) &&
+		    srdma_user_post_refused(qp))
+			return -EINVAL;
 		srdma_req_doorbell(qp);
 		if (READ_ONCE(qp->state) == IB_QPS_ERR)
 			srdma_qp_flush(qp);
@@ -267,7 +295,7 @@ int srdma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	state = qp->state;
 	for (; wr; wr = wr->next) {
 		length = srdma_sge_bytes(wr->sg_list, max(wr->num_sge, 0));
-		if (state == IB_QPS_RESET)
+		if (!srdma_send_state_ok(state))
 			err = -EINVAL;
 		else if (srdma_queue_full(&qp->sq.queue))
 			err = -ENOMEM;
