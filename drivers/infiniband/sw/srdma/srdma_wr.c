@@ -5,11 +5,10 @@
  *
  * A send is posted in RTS, SQD, SQE and ERR only; before, the post fails
  * with EINVAL (a process's doorbell too, and the WQEs it wrote leave its
- * ring unsent). A receive is posted in every state but RESET. In ERR every
- * WQE, outstanding or
- * newly posted, completes with IB_WC_WR_FLUSH_ERR; a completion that finds
- * its CQ full stays in the queue and is flushed by the next post, doorbell
- * or move to ERR.
+ * ring unsent). A receive is posted in every state but RESET. In ERR
+ * every WQE, outstanding or newly posted, completes with
+ * IB_WC_WR_FLUSH_ERR; a completion that finds its CQ full stays in the
+ * queue and is flushed by the next post, doorbell or move to ERR.
  */
 #include <kunit/visibility.h>
 
