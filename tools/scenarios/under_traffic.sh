@@ -18,7 +18,9 @@
 # - ip link del, rdma link delete, namespace deletion and rmmod while the
 #   process holds the device open with its rings mapped: the devices go,
 #   the process gets IBV_EVENT_DEVICE_FATAL and exits when told, nothing
-#   hangs, nothing leaks (kmemleak scan after the batch).
+#   hangs, nothing leaks (kmemleak scan after the batch); the netdevs stay
+#   after rmmod, and srdma loads again and works;
+# - a device on a dummy netdev goes with it.
 prog=$(dirname "$0")/../../tests/bin/rc_bulk
 if [ ! -x "$prog" ]; then
 	echo "not ok 1 - $prog exists (build it on the host first: make -C tests)"
@@ -100,7 +102,7 @@ idle_refused "link down under an idle QP" ip link set veth0 down
 ip link set veth0 up
 check "srdma0 port ACTIVE again" wait_until 5 port_is srdma0 ACTIVE
 check "after link up: a new rc_bulk, every byte checked" \
-	run_tap after_down "$prog" -m 4 srdma0 srdma1
+	run_tap after_down "$prog" -m 1 srdma0 srdma1
 
 # MTU up under a QP at path MTU 1024: it goes on.
 check "rc_bulk connected at path MTU 1024" bulk mtu_up -m 8 -t 12 -T 40
@@ -126,7 +128,7 @@ ip -n peer link set veth1 mtu 9000
 idle_refused "MTU lowered under an idle QP" \
 	sh -c 'ip link set veth0 mtu 1500 && ip -n peer link set veth1 mtu 1500'
 check "a new rc_bulk at path MTU 1024, every byte checked" \
-	run_tap after_mtu_down "$prog" -m 4 srdma0 srdma1
+	run_tap after_mtu_down "$prog" -m 1 srdma0 srdma1
 
 # The source address of a running QP removed.
 check "rc_bulk connected from 198.18.0.1" bulk addr -m 8 -t 12 -T 40
@@ -139,7 +141,7 @@ check_match "the transfer failed with a retry error completion" \
 check "srdma0 has a RoCEv2 GID for 198.18.0.3" wait_until 10 rocev2_gid_index srdma0 198.18.0.3
 check_fails "srdma0 has no GID for 198.18.0.1" rocev2_gid_index srdma0 198.18.0.1
 check "a new rc_bulk from 198.18.0.3, every byte checked" \
-	run_tap after_addr "$prog" -m 4 srdma0 srdma1
+	run_tap after_addr "$prog" -m 1 srdma0 srdma1
 echo "# srdma0: $(rdma statistic show link srdma0/1)"
 check_no_match "kernel log: nothing alarming after the link changes" "$alarming" dmesg
 
@@ -148,7 +150,7 @@ check_no_match "kernel log: nothing alarming after the link changes" "$alarming"
 remove_under_traffic() {
 	local dev=$1 what=$2; shift 2
 	async_watch "$dev" "$runs/events.$what"
-	check "$what: rc_bulk connected" bulk "$what" -m 16 -T 60
+	check "$what: rc_bulk connected" bulk "$what" -m 8 -T 60
 	sleep 0.5
 	check "$what under traffic (rc_bulk still running)" running
 	check "$what" "$@"
@@ -181,10 +183,19 @@ srdma_pair
 remove_under_traffic srdma0 "modprobe -r srdma" modprobe -r srdma
 check "srdma1 is gone too" ib_gone srdma1
 check_no_match "rdma link show is empty" srdma rdma link show
+check "the netdevs are still there" ip link show veth0
 check "srdma loads again; a device on veth0 moves verified data" sh -c \
 	"rdma link add srdma0 type srdma netdev veth0 &&
 	 ip netns exec peer rdma link add srdma1 type srdma netdev veth1 &&
-	 $prog -m 4 srdma0 srdma1"
+	 $prog -m 1 srdma0 srdma1"
+
+# A dummy netdev (no peer, no carrier of its own): its device goes with it.
+modprobe dummy
+ip link add dum0 type dummy
+ip link set dum0 up
+check "rdma link add srdma2 on a dummy netdev" rdma link add srdma2 type srdma netdev dum0
+check "ip link del dum0" ip link del dum0
+check "srdma2 is gone" wait_until 20 ib_gone srdma2
 check "rmmod srdma" sh -c "rdma link delete srdma0 &&
 	ip netns exec peer rdma link delete srdma1 && rmmod srdma"
 finish
