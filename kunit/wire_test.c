@@ -10,7 +10,6 @@
 #include <kunit/visibility.h>
 #include <linux/ip.h>
 #include <linux/udp.h>
-#include <asm/unaligned.h>
 
 #include "srdma.h"
 

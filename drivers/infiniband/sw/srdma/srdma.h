@@ -20,6 +20,7 @@
 #include <rdma/rdma_user_rxe.h>
 #include <srdma/range.h>
 
+#include "srdma_compat.h"
 #include "srdma_hdr.h"
 #include "srdma_queue.h"
 #include "srdma_rate.h"
@@ -720,8 +721,6 @@ enum ib_mtu srdma_mtu_from_netdev(unsigned int ndev_mtu);
 #endif
 
 /* srdma_cq.c */
-int srdma_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
-		    struct ib_udata *udata);
 int srdma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 int srdma_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
 int srdma_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);

@@ -29,7 +29,7 @@ static int srdma_cq_check_size(struct srdma_dev *sdev, int cqe)
 	return 0;
 }
 
-int srdma_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+int srdma_cq_create(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		    struct ib_udata *udata)
 {
 	struct srdma_dev *sdev = to_srdma_dev(ibcq->device);

@@ -135,8 +135,7 @@ out_dev:
 /* every QP of the device; cb->args[0] is the QP number to go on from */
 static int srdma_nl_qp_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
-	const struct genl_dumpit_info *dump = genl_dumpit_info(cb);
-	struct srdma_dev *sdev = srdma_nl_dev(dump->attrs, cb->extack);
+	struct srdma_dev *sdev = srdma_nl_dev(srdma_dump_attrs(cb), cb->extack);
 	unsigned long index, next = SRDMA_MAX_QPN + 1;
 	struct srdma_qp *qp;
 

@@ -8,7 +8,6 @@
  * responses and ACKs for the completer. The engine runs inline if no one
  * else runs it. Each refused packet is counted, never logged.
  */
-#include <asm/unaligned.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <net/ipv6.h>

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * What differs between the kernel lines srdma builds on (6.1 and 6.12,
+ * Documentation/kernels.md). The driver is written against the newer API;
+ * each shim below gives it to the older kernel, says since when the newer
+ * one exists, and goes when the older line is dropped.
+ */
+#ifndef SRDMA_COMPAT_H
+#define SRDMA_COMPAT_H
+
+#include <linux/version.h>
+#include <net/genetlink.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/uverbs_ioctl.h>
+
+/* <linux/unaligned.h> since 6.12; <asm/unaligned.h> before */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+#include <linux/unaligned.h>
+#else
+#include <asm/unaligned.h>
+#endif
+
+/*
+ * A dump's parsed attributes: in the genl_info of the dump since 6.6
+ * (genl_info_dump()), in struct genl_dumpit_info itself before.
+ */
+static inline struct nlattr **srdma_dump_attrs(struct netlink_callback *cb)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 6, 0)
+	return genl_info_dump(cb)->attrs;
+#else
+	return genl_dumpit_info(cb)->attrs;
+#endif
+}
+
+int srdma_cq_create(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		    struct ib_udata *udata);
+
+/*
+ * ib_device_ops.create_cq gets the uverbs attribute bundle since 6.11 (its
+ * driver_udata is the udata; no bundle for a kernel CQ), the udata before.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
+static inline int srdma_create_cq(struct ib_cq *ibcq,
+				  const struct ib_cq_init_attr *attr,
+				  struct uverbs_attr_bundle *attrs)
+{
+	return srdma_cq_create(ibcq, attr, attrs ? &attrs->driver_udata : NULL);
+}
+#else
+static inline int srdma_create_cq(struct ib_cq *ibcq,
+				  const struct ib_cq_init_attr *attr,
+				  struct ib_udata *udata)
+{
+	return srdma_cq_create(ibcq, attr, udata);
+}
+#endif
+
+#endif /* SRDMA_COMPAT_H */
