@@ -14,6 +14,14 @@
 #   make bench           perftest on srdma and rdma_rxe in one VM of the plain
 #                        kernel; table, target lines, results/bench/*.png
 #                        (BENCH_QUICK=1: a short run)
+#   make install         build srdma.ko for KVER (default: the running
+#                        kernel, from /lib/modules/KVER/build), install it in
+#                        /lib/modules/KVER/updates/, run depmod, install the
+#                        srdma-rate tool and its manual under PREFIX
+#                        (/usr/local); DESTDIR to stage elsewhere
+#   make uninstall       remove what make install installed
+#   make deb             the Debian package srdma-dkms (results/deb/):
+#                        DKMS builds srdma.ko for every installed kernel
 #   make clean
 
 KDIR ?=
@@ -25,7 +33,13 @@ else
 KDIR_CMD = "$(KDIR)"
 endif
 
-.PHONY: all modules check soak demo bench clean
+# make install: the running kernel's build tree, or KVER's
+KVER ?= $(shell uname -r)
+PREFIX ?= /usr/local
+INSTALL_KDIR = $(if $(KDIR),$(KDIR),/lib/modules/$(KVER)/build)
+SRDMA_KO = $(DESTDIR)/lib/modules/$(KVER)/updates/srdma/srdma.ko
+
+.PHONY: all modules check soak demo bench clean install uninstall deb
 
 all: modules
 
@@ -36,6 +50,27 @@ modules:
 
 check:
 	tools/check.sh
+
+# the objects are then KVER's, not the test kernel's: .kdir goes
+install:
+	rm -f .kdir
+	$(MAKE) -C "$(INSTALL_KDIR)" M="$(CURDIR)" SRDMA_KUNIT=n modules
+	install -D -m 0644 drivers/infiniband/sw/srdma/srdma.ko "$(SRDMA_KO)"
+	if [ -z "$(DESTDIR)" ]; then depmod -a "$(KVER)"; fi
+	$(MAKE) -C tools/srdma-rate
+	install -D -m 0755 tools/srdma-rate/srdma-rate "$(DESTDIR)$(PREFIX)/sbin/srdma-rate"
+	install -D -m 0644 Documentation/srdma-rate.md \
+		"$(DESTDIR)$(PREFIX)/share/doc/srdma/srdma-rate.md"
+
+uninstall:
+	rm -f "$(SRDMA_KO)" "$(DESTDIR)$(PREFIX)/sbin/srdma-rate" \
+		"$(DESTDIR)$(PREFIX)/share/doc/srdma/srdma-rate.md"
+	-rmdir "$(DESTDIR)/lib/modules/$(KVER)/updates/srdma" \
+		"$(DESTDIR)$(PREFIX)/share/doc/srdma" 2> /dev/null
+	if [ -z "$(DESTDIR)" ]; then depmod -a "$(KVER)"; fi
+
+deb:
+	tools/deb/build.sh
 
 soak:
 	tools/soak.sh

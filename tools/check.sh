@@ -88,11 +88,14 @@ build_test_kernel() {
 	make -s clean > /dev/null
 	make W=1 KDIR="$kernel/build" modules
 }
-# build_debian_headers LINE: against the newest of Debian's headers of
-# that kernel line (6.1, 6.12)
+# debian_headers LINE: the newest of Debian's headers of that kernel line
+debian_headers() {
+	ls -d /usr/src/linux-headers-"$1".*-amd64 | grep -v -e cloud -e rt | sort -V | tail -1
+}
+# build_debian_headers LINE: the tree against them
 build_debian_headers() {
 	local hdr tmp
-	hdr=$(ls -d /usr/src/linux-headers-"$1".*-amd64 | grep -v -e cloud -e rt | sort -V | tail -1)
+	hdr=$(debian_headers "$1")
 	[ -n "$hdr" ] || { echo "no linux-headers-$1.*-amd64"; return 1; }
 	echo "building against $hdr"
 	tmp=$(mktemp -d)
@@ -101,6 +104,17 @@ build_debian_headers() {
 	local rc=$?
 	rm -rf "$tmp"
 	return $rc
+}
+# build_package LINE: make deb, then the package's source (what DKMS
+# builds) against Debian's headers of LINE
+build_package() {
+	local hdr src
+	hdr=$(debian_headers "$1")
+	[ -n "$hdr" ] || { echo "no linux-headers-$1.*-amd64"; return 1; }
+	tools/deb/build.sh || return
+	src=$(ls -d results/deb/root/usr/src/srdma-*)
+	echo "building $src against $hdr"
+	make -C "$hdr" M="$repo/$src" SRDMA_KUNIT=n W=1 modules
 }
 sparse_check() {
 	make C=2 KDIR="$kernel/build" modules
@@ -124,8 +138,8 @@ builds_and_lint() {
 	start_test "build: against the test kernel (W=1, no warning)" "$out/build.log" \
 		no_warnings build_test_kernel
 	end_tests
-	start_test "build: against Debian's 6.12 linux-headers (W=1, no warning)" "$out/build-debian-6.12.log" \
-		no_warnings build_debian_headers 6.12
+	start_test "build: make deb; its source (DKMS's) against Debian's 6.12 linux-headers (W=1, no warning)" \
+		"$out/build-deb-6.12.log" no_warnings build_package 6.12
 	start_test "lint: sparse (C=2, no warning)" "$out/sparse.log" \
 		no_warnings sparse_check
 	start_test "lint: checkpatch --strict" "$out/checkpatch.log" checkpatch
