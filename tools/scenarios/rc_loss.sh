@@ -100,22 +100,30 @@ rxe_self_over_veth() {
 # 0 and the figure is above 0. The time limits are generous (under loss the
 # debug guest is slow) and the server's is the longer: a server killed
 # first destroys its QP, and the client then fails with RETRY_EXC_ERR,
-# which would say nothing about the driver.
+# which would say nothing about the driver. A run that both sides ended
+# well but that reports 0.00 MB/s was not timed (perftest's CPU clock
+# calibration fails in a starved TCG guest, mostly in a boot's first
+# perftest): it runs once more, the first client output kept as .try1.
 perf() {
-	local test=$1 dev=$2 pdev=$3 log=$SRDMA_RESULTS/$4 ns=() bw pid client server
-	local args=(-s 65536 -n 64 -F -p "$port")
+	local test=$1 dev=$2 pdev=$3 log=$SRDMA_RESULTS/$4 ns=() bw pid client server try
+	local args
 	[ -n "$peer_ns" ] && ns=(ip netns exec "$peer_ns")
-	port=$((port + 1))
-	timeout 200 "${ns[@]}" "$test" "${args[@]}" -d "$pdev" -x "$(gid_index "$pdev")" \
-		> "$log.server" 2>&1 &
-	pid=$!
-	sleep 1
-	timeout 180 "$test" "${args[@]}" -d "$dev" -x "$(gid_index "$dev")" 198.18.0.2 \
-		> "$log.client" 2>&1
-	client=$?
-	wait "$pid"
-	server=$?
-	bw=$(awk 'f && NF >= 4 { print $4; exit } /#bytes/ { f = 1 }' "$log.client")
+	for try in 1 2; do
+		args=(-s 65536 -n 64 -F -p "$port")
+		port=$((port + 1))
+		timeout 200 "${ns[@]}" "$test" "${args[@]}" -d "$pdev" -x "$(gid_index "$pdev")" \
+			> "$log.server" 2>&1 &
+		pid=$!
+		sleep 1
+		timeout 180 "$test" "${args[@]}" -d "$dev" -x "$(gid_index "$dev")" 198.18.0.2 \
+			> "$log.client" 2>&1
+		client=$?
+		wait "$pid"
+		server=$?
+		bw=$(awk 'f && NF >= 4 { print $4; exit } /#bytes/ { f = 1 }' "$log.client")
+		[ $client = 0 ] && [ $server = 0 ] && [ "$bw" = 0.00 ] && [ $try = 1 ] || break
+		mv "$log.client" "$log.client.try1"
+	done
 	echo "${bw:--}"
 	[ $client = 0 ] && [ $server = 0 ] && awk -v b="${bw:-0}" 'BEGIN { exit !(b > 0) }'
 }

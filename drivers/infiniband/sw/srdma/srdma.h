@@ -845,6 +845,9 @@ void srdma_net_exit(void);
 
 /* srdma_recv.c */
 int srdma_recv(struct srdma_dev *sdev, struct sk_buff *skb, bool trusted);
+#if IS_ENABLED(CONFIG_KUNIT)
+bool srdma_pkt_parse(struct sk_buff *skb);
+#endif
 enum srdma_counter srdma_recv_queue(struct srdma_qp *qp, struct sk_buff *skb);
 enum srdma_counter srdma_qp_enqueue(struct srdma_qp *qp,
 				    struct sk_buff_head *queue,

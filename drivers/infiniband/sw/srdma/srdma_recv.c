@@ -8,6 +8,7 @@
  * responses and ACKs for the completer. The engine runs inline if no one
  * else runs it. Each refused packet is counted, never logged.
  */
+#include <kunit/visibility.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <net/ipv6.h>
@@ -50,8 +51,13 @@ static void srdma_pkt_sgid(struct sk_buff *skb, bool ipv6, union ib_gid *gid)
 				       (struct in6_addr *)gid->raw);
 }
 
-/* the lengths and fields a packet must have; fills srdma_pkt(skb) */
-static bool srdma_pkt_parse(struct sk_buff *skb)
+/**
+ * srdma_pkt_parse() - the lengths and fields a packet must have
+ * @skb: the packet, linear, skb->data at the BTH, its network header set
+ *
+ * Return: true if they are right; srdma_pkt(skb) is then filled.
+ */
+VISIBLE_IF_KUNIT bool srdma_pkt_parse(struct sk_buff *skb)
 {
 	struct srdma_bth *bth = (struct srdma_bth *)skb->data;
 	struct srdma_pkt *pkt = srdma_pkt(skb);
@@ -79,6 +85,7 @@ static bool srdma_pkt_parse(struct sk_buff *skb)
 		return false;
 	return true;
 }
+EXPORT_SYMBOL_IF_KUNIT(srdma_pkt_parse);
 
 static bool srdma_icrc_ok(struct sk_buff *skb)
 {
