@@ -22,6 +22,8 @@
 #   make uninstall       remove what make install installed
 #   make deb             the Debian package srdma-dkms (results/deb/):
 #                        DKMS builds srdma.ko for every installed kernel
+#   make distro-test     srdma from srdma-dkms's source on Debian's own 6.1
+#                        and 6.12 kernels, two VMs each (tools/distro/test.sh)
 #   make clean
 
 KDIR ?=
@@ -39,7 +41,7 @@ PREFIX ?= /usr/local
 INSTALL_KDIR = $(if $(KDIR),$(KDIR),/lib/modules/$(KVER)/build)
 SRDMA_KO = $(DESTDIR)/lib/modules/$(KVER)/updates/srdma/srdma.ko
 
-.PHONY: all modules check soak demo bench clean install uninstall deb
+.PHONY: all modules check soak demo bench clean install uninstall deb distro-test
 
 all: modules
 
@@ -71,6 +73,9 @@ uninstall:
 
 deb:
 	tools/deb/build.sh
+
+distro-test:
+	tools/distro/test.sh
 
 soak:
 	tools/soak.sh

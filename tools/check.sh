@@ -337,4 +337,18 @@ for s in "${scenarios[@]}"; do
 	fi
 	[ "$missing" = 0 ] || fail "kunit: $missing suites of srdma_test.ko did not report"
 done
+
+# Debian's own 6.1 and 6.12 kernels, with srdma from the srdma-dkms
+# package's source (Documentation/kernels.md); with the whole suite only
+if [ $vm_only = 0 ] && [ $# = 0 ]; then
+	distro_tests=0
+	while IFS= read -r line; do
+		echo "$line"
+		case $line in
+		PASS*) passed=$((passed + 1)) distro_tests=$((distro_tests + 1)) ;;
+		FAIL*) failed=$((failed + 1)) distro_tests=$((distro_tests + 1)) ;;
+		esac
+	done < <(tools/distro/test.sh 2>&1 | grep -E '^(PASS|FAIL|      )')
+	[ $distro_tests -gt 0 ] || fail "distro: tools/distro/test.sh gave no result"
+fi
 summary

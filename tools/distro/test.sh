@@ -1,0 +1,86 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+#
+# srdma on Debian's own kernels, not the project's test kernel (make check
+# runs it after the scenarios; make distro-test alone). For each kernel line (default: 6.1 and 6.12), the newest of
+# Debian's amd64 kernels of that line is installed with its headers (from
+# Debian's archive, if missing), srdma.ko is built from the srdma-dkms
+# package's source (make deb) against those headers with the command
+# dkms.conf gives DKMS, and two VMs of that kernel run tools/distro/pair.sh.
+# Ends with "N passed, N failed". What it adds to the scenarios is the
+# kernels' own configuration (FORTIFY_SOURCE and the rest of Debian's
+# hardening, module signing) and 6.12's RDMA core; a stock kernel boots
+# and runs it in seconds, where the debug test kernel takes minutes.
+#
+#   tools/distro/test.sh [LINE...]     results in results/distro/
+set -uo pipefail
+
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$repo"
+out=$repo/results/distro
+rm -rf "$out"
+mkdir -p "$out"
+passed=0 failed=0
+lines=("$@")
+[ ${#lines[@]} -gt 0 ] || lines=(6.1 6.12)
+
+tools/deps.sh > "$out/deps.log" 2>&1 ||
+	{ echo "FAIL  distro: installing packages (log: $out/deps.log)"; exit 1; }
+make deb > "$out/deb.log" 2>&1 ||
+	{ echo "FAIL  distro: make deb (log: $out/deb.log)"; exit 1; }
+src=$(ls -d results/deb/root/usr/src/srdma-*)
+make_cmd=$(sed -n 's/^MAKE\[0\]="\(.*\)"$/\1/p' dkms.conf)
+
+# newest_release LINE: the newest Debian amd64 kernel release of LINE in
+# the archive (6.1.0-NN-amd64, 6.12.NN+deb12-amd64)
+newest_release() {
+	apt-cache search --names-only "^linux-headers-$1[.-].*-amd64\$" |
+		awk '{ print $1 }' | grep -v -e cloud -e rt -e common |
+		sed 's/^linux-headers-//' | sort -V | tail -n 1
+}
+
+for line in "${lines[@]}"; do
+	release=$(newest_release "$line")
+	if [ -z "$release" ]; then
+		echo "FAIL  $line: no Debian kernel of that line in the archive"
+		failed=$((failed + 1))
+		continue
+	fi
+	log=$out/$release
+	mkdir -p "$log"
+	pkgs=()
+	[ -e "/boot/vmlinuz-$release" ] || pkgs+=("linux-image-$release-unsigned")
+	[ -d "/usr/src/linux-headers-$release" ] || pkgs+=("linux-headers-$release")
+	if [ ${#pkgs[@]} -gt 0 ] &&
+	   ! DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+		"${pkgs[@]}" > "$log/apt.log" 2>&1; then
+		echo "FAIL  $release: installing ${pkgs[*]} (log: $log/apt.log)"
+		failed=$((failed + 1))
+		continue
+	fi
+	# as DKMS builds it (dkms.conf's MAKE), in a copy of the package's tree
+	rm -rf "$log/src"
+	cp -r "$src" "$log/src"
+	kernel_source_dir=/lib/modules/$release/build
+	if (cd "$log/src" && eval "${make_cmd//\$\{kernel_source_dir\}/$kernel_source_dir}") \
+		> "$log/build.log" 2>&1; then
+		echo "PASS  $release: srdma-dkms's source builds"
+		passed=$((passed + 1))
+	else
+		echo "FAIL  $release: srdma-dkms's source does not build (log: $log/build.log)"
+		failed=$((failed + 1))
+		continue
+	fi
+	if tools/vm/run --stock "$release" --module "$log/src/drivers/infiniband/sw/srdma/srdma.ko" \
+		--smp 1 --timeout 900 --results "$log/vm" --quiet \
+		--peer "bash tools/distro/pair.sh" -- bash tools/distro/pair.sh > "$log/vm.log" 2>&1; then
+		echo "PASS  $release: two VMs, RC tools between them, no kernel report"
+		passed=$((passed + 1))
+	else
+		echo "FAIL  $release: two VMs (log: $log/vm.log)"
+		grep -h '^not ok\|^vm/' "$log/vm.log" | head -n 20 | sed 's/^/      /'
+		failed=$((failed + 1))
+	fi
+done
+echo "$passed passed, $failed failed"
+[ $failed = 0 ]
