@@ -197,7 +197,7 @@ static void sq_never_laps_test(struct kunit *test)
 struct swqe_case {
 	const char *name;
 	u32 opcode, send_flags;
-	u32 dma_length;		/* inline bytes */
+	u32 dma_length;		/* inline bytes, an ATOMIC WRITE's 8 */
 	u32 num_sge;
 	u32 sge_length;		/* of every SGE present */
 	u64 remote_addr;
@@ -258,6 +258,20 @@ static const struct swqe_case swqe_cases[] = {
 	  48, IB_WC_LOC_QP_OP_ERR },
 	{ "atomic_0_bytes", IB_WR_ATOMIC_FETCH_AND_ADD, 0, 0, 0, 0, 0x1000, 3,
 	  48, IB_WC_LOC_QP_OP_ERR },
+	/*
+	 * ATOMIC WRITE: 8 bytes in the WQE (dma.length), whatever num_sge and
+	 * IB_SEND_INLINE say; the address is the responder's to check
+	 */
+	{ "atomic_write", IB_WR_ATOMIC_WRITE, 0, 8, U32_MAX, 0, 0x1000, 3, 48,
+	  IB_WC_SUCCESS, 8 },
+	{ "atomic_write_inline", IB_WR_ATOMIC_WRITE, IB_SEND_INLINE, 8, 1, 0,
+	  0x1000, 3, 48, IB_WC_SUCCESS, 8 },
+	{ "atomic_write_unaligned", IB_WR_ATOMIC_WRITE, 0, 8, 0, 0, 0x1004, 3,
+	  48, IB_WC_SUCCESS, 8 },
+	{ "atomic_write_7_bytes", IB_WR_ATOMIC_WRITE, 0, 7, 0, 0, 0x1000, 3, 48,
+	  IB_WC_LOC_QP_OP_ERR },
+	{ "atomic_write_u32_max_bytes", IB_WR_ATOMIC_WRITE, 0, U32_MAX, 0, 0,
+	  0x1000, 3, 48, IB_WC_LOC_QP_OP_ERR },
 };
 
 static void swqe_case_to_desc(const struct swqe_case *c, char *desc)
@@ -282,7 +296,7 @@ static void swqe_length_test(struct kunit *test)
 	wqe->wr.send_flags = c->send_flags;
 	wqe->wr.wr.atomic.remote_addr = c->remote_addr;
 	wqe->dma.num_sge = c->num_sge;
-	if (c->send_flags & IB_SEND_INLINE)
+	if ((c->send_flags & IB_SEND_INLINE) || c->opcode == IB_WR_ATOMIC_WRITE)
 		wqe->dma.length = c->dma_length;
 	else
 		for (i = 0; i < min_t(u32, c->num_sge, SWQE_SGES); i++)
@@ -294,7 +308,7 @@ static void swqe_length_test(struct kunit *test)
 		return;
 	KUNIT_EXPECT_EQ(test, length, c->length);
 	/* nothing may walk an SGE list that is inline data */
-	if (c->send_flags & IB_SEND_INLINE)
+	if ((c->send_flags & IB_SEND_INLINE) || c->opcode == IB_WR_ATOMIC_WRITE)
 		KUNIT_EXPECT_EQ(test, wqe->dma.num_sge, 0U);
 	else
 		KUNIT_EXPECT_LE(test, wqe->dma.num_sge, c->max_sge);

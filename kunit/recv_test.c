@@ -49,6 +49,7 @@ static const struct recv_case recv_cases[] = {
 	GOOD("RC READ_REQUEST, RETH only", RC_RDMA_READ_REQUEST, 0),
 	GOOD("RC ACK, AETH only", RC_ACKNOWLEDGE, 0),
 	GOOD("RC COMPARE_SWAP, AtomicETH only", RC_COMPARE_SWAP, 0),
+	GOOD("RC ATOMIC_WRITE, RETH and 8 bytes", RC_ATOMIC_WRITE, 8),
 	GOOD("UD SEND_ONLY, DETH and 32 bytes", UD_SEND_ONLY, 32),
 	GOOD("P_Key 0x7fff (limited member)", RC_SEND_ONLY, 4, .pkey = 0x7fff),
 
@@ -56,6 +57,8 @@ static const struct recv_case recv_cases[] = {
 	BAD("BTH and ICRC minus one byte", OP(RC_SEND_ONLY), .cut = 1),
 	BAD("RETH cut by one byte", OP(RC_RDMA_WRITE_ONLY), .cut = 1),
 	BAD("AtomicETH cut by one byte", OP(RC_COMPARE_SWAP), .cut = 1),
+	BAD("ATOMIC_WRITE's RETH cut by one byte", OP(RC_ATOMIC_WRITE),
+	    .cut = 1),
 	BAD("DETH cut by one byte", OP(UD_SEND_ONLY), .cut = 1),
 	BAD("pad 3 with 2 bytes after the headers", OP(RC_SEND_ONLY),
 	    .pad = 3, .pad_bytes = 2),

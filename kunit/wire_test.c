@@ -47,6 +47,8 @@ static const struct hdr_case hdr_cases[] = {
 	HC(RC_ATOMIC_ACKNOWLEDGE, 24, SRDMA_OP_AETH | SRDMA_OP_ATMACK),
 	HC(RC_COMPARE_SWAP, 40, SRDMA_OP_REQ | SRDMA_OP_ATMETH),
 	HC(RC_FETCH_ADD, 40, SRDMA_OP_REQ | SRDMA_OP_ATMETH),
+	HC(RC_ATOMIC_WRITE, 28, SRDMA_OP_REQ | SRDMA_OP_ATOMIC_WRITE |
+	   SRDMA_OP_RETH | SRDMA_OP_PAYLOAD | SRDMA_OP_ONLY),
 	HC(RC_SEND_LAST_WITH_INVALIDATE, 16, SRDMA_OP_IETH),
 	HC(RC_SEND_ONLY_WITH_INVALIDATE, 16, SRDMA_OP_IETH | SRDMA_OP_ONLY),
 	HC(UC_SEND_ONLY, 12, SRDMA_OP_ONLY | SRDMA_OP_SEND),
@@ -134,8 +136,8 @@ static void wire_unknown_opcodes_test(struct kunit *test)
 				    "opcode %#x", unknown[i]);
 	for (i = 0; i < 256; i++)
 		known += !!srdma_op_flags(i);
-	/* 23 RC, 12 UC, 2 UD */
-	KUNIT_EXPECT_EQ(test, known, 37);
+	/* 24 RC (ATOMIC_WRITE among them), 12 UC, 2 UD */
+	KUNIT_EXPECT_EQ(test, known, 38);
 }
 
 static void wire_aeth_test(struct kunit *test)

@@ -92,6 +92,8 @@ struct rc_qp_opts {
 	unsigned int srq_wr;		/* > 0: receive from an SRQ this big */
 	bool sq_sig_all;
 	bool recv_channel;		/* receive CQ on a completion channel */
+	uint64_t send_ops;		/* != 0: ibv_create_qp_ex() with these
+					 * IBV_QP_EX_WITH_* for ibv_wr_*() */
 };
 
 /* One end: a QP with a send CQ and a receive CQ of its own */
@@ -376,8 +378,27 @@ static inline int rc_end_create(struct rc_end *e, struct rc_dev *d,
 	init.send_cq = e->scq;
 	init.recv_cq = e->rcq;
 	init.srq = e->srq;
-	what = "ibv_create_qp";
-	e->qp = ibv_create_qp(d->pd, &init);
+	if (o->send_ops) {
+		struct ibv_qp_init_attr_ex ex = {
+			.qp_type = init.qp_type,
+			.sq_sig_all = init.sq_sig_all,
+			.send_cq = init.send_cq,
+			.recv_cq = init.recv_cq,
+			.srq = init.srq,
+			.cap = init.cap,
+			.comp_mask = IBV_QP_INIT_ATTR_PD |
+				     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+			.pd = d->pd,
+			.send_ops_flags = o->send_ops,
+		};
+
+		what = "ibv_create_qp_ex";
+		e->qp = ibv_create_qp_ex(d->ctx, &ex);
+		init.cap = ex.cap;
+	} else {
+		what = "ibv_create_qp";
+		e->qp = ibv_create_qp(d->pd, &init);
+	}
 	err = rc_ptr_err(e->qp);
 	if (err)
 		goto fail;

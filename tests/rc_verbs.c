@@ -3,7 +3,7 @@
  * rc_verbs: the RC data path through libibverbs, two QPs connected to each
  * other in one process.
  *
- *   rc_verbs [-x rxe] DEVICE [DEVICE2]
+ *   rc_verbs [-x rxe] [-A] DEVICE [DEVICE2]
  *
  * With one device the two QPs talk through its loopback; with two (srdma0
  * on veth0, srdma1 on veth1 in another namespace) end a is on DEVICE and
@@ -30,7 +30,9 @@
  *    once), and what the responder does (state, completions, affiliated
  *    asynchronous event): RDMA_WRITE with a bad rkey, out of the MR, to an
  *    MR without REMOTE_WRITE; RDMA_READ of an MR without REMOTE_READ; a
- *    SEND bigger than the receive; RNR with a late receive (success) and
+ *    SEND bigger than the receive; ATOMIC_WRITE (ibv_wr_atomic_write(),
+ *    which the device must report) that succeeds, and to an unaligned
+ *    address, an MR and a QP without REMOTE_WRITE; RNR with a late receive (success) and
  *    with rnr_retry 0; a peer QP that is destroyed or moved to Reset
  *    (timeout 12, retry_cnt 2: IBV_WC_RETRY_EXC_ERR after three timeouts,
  *    with the time it took; and retry_cnt 7: after eight).
@@ -64,6 +66,9 @@
  * Everything else behaves as the IBTA says on rxe, including the flush of
  * every WR behind an error, both QPs in ERR after a NAK, the responder in
  * RTS after RNR NAKs, and retry_cnt 2 failing after three timeouts.
+ *
+ * -A runs the first SEND and the ATOMIC_WRITE cases only (against rdma_rxe
+ * 6.12, which has ATOMIC_WRITE: tools/distro/atomic_write.sh).
  *
  * Output is TAP, the plan at the end; exit status 0 if every check passed
  * (TODOs aside), 1 if one failed, 2 if the devices cannot be used at all.
@@ -122,6 +127,7 @@ static const char RXE_LEN_REQ[] =
 static const char RXE_LEN_RESP[] =
 	"IBV_WC_LOC_QP_OP_ERR: the responder takes it for a malformed WQE";
 static const char RXE_RETRY_7[] = "retry_cnt 7 retries for ever";
+static const char RXE_NO_ATOMIC_WRITE[] = "rdma_rxe before 6.2 has no ATOMIC_WRITE";
 static const char RXE_MR_END[] =
 	"rxe_mr_copy() reads past its map array (KASAN) on the last page of an MR of 256*n pages";
 
@@ -134,6 +140,7 @@ struct test {
 	unsigned long long wr_id;	/* the last one used */
 	unsigned int seed;		/* the last pattern used */
 	bool rxe;			/* -x rxe */
+	bool atomic_write_only;		/* -A */
 	unsigned int todo;		/* TODO checks */
 	unsigned int todo_failed;	/* of them, not ok */
 };
@@ -710,6 +717,122 @@ static void test_mr_end(struct test *t, struct rc_pair *p)
 	mr_end_rdma(t, p, IBV_WR_RDMA_READ);
 	atomic(t, p, IBV_WR_ATOMIC_FETCH_AND_ADD, t->bb.len - 8, 1, 2, 0, 3,
 	       "end of the MR: ATOMIC_FETCH_AND_ADD of its last 8 bytes");
+}
+
+/* IB_UVERBS_DEVICE_ATOMIC_WRITE, which rdma-core 44's headers lack */
+#define DEVICE_ATOMIC_WRITE	(1ULL << 40)
+
+enum atomic_write_case {
+	AW_OK,
+	AW_UNALIGNED,
+	AW_NO_MR_WRITE,
+	AW_NO_QP_WRITE,
+};
+
+/*
+ * atomic_write() - one ATOMIC_WRITE (ibv_wr_atomic_write()) from a to 8
+ * bytes of b's, on a fresh pair: a success places exactly those 8 bytes; an
+ * error completes with the status of the responder's NAK, leaves b's memory
+ * unchanged and both QPs in ERR
+ */
+static void atomic_write(struct test *t, enum atomic_write_case c)
+{
+	static const struct {
+		const char *what;
+		enum ibv_wc_status status;
+	} cases[] = {
+		[AW_OK] = { "ATOMIC_WRITE", IBV_WC_SUCCESS },
+		[AW_UNALIGNED] = { "ATOMIC_WRITE to an unaligned address",
+				   IBV_WC_REM_INV_REQ_ERR },
+		[AW_NO_MR_WRITE] = { "ATOMIC_WRITE to an MR without REMOTE_WRITE",
+				     IBV_WC_REM_ACCESS_ERR },
+		[AW_NO_QP_WRITE] = { "ATOMIC_WRITE to a QP without REMOTE_WRITE",
+				     IBV_WC_REM_INV_REQ_ERR },
+	};
+	const char *what = cases[c].what;
+	const uint64_t value = 0x0123456789abcdefULL;
+	unsigned char want[24], *lo, *target;
+	struct rc_qp_opts o = t->opts;
+	struct rc_buf mr = { 0 };
+	struct ibv_qp_ex *qpx;
+	struct want_wc w;
+	struct ibv_wc wc;
+	struct rc_pair p;
+	uint32_t rkey;
+
+	o.send_ops = IBV_QP_EX_WITH_ATOMIC_WRITE;
+	if (!make_pair(t, &p, &o, what))
+		return;
+	if (c == AW_NO_QP_WRITE)
+		p.cb.access = IBV_ACCESS_REMOTE_READ;
+	if (!connect_pair(&p, what))
+		goto out;
+	/* the 8 bytes before the target (if in the MR) and after it watched */
+	lo = t->bb.p + ATOMIC_OFF - 8;
+	target = lo + 8 + (c == AW_UNALIGNED ? 4 : 0);
+	rkey = t->bb.mr->rkey;
+	if (c == AW_NO_MR_WRITE) {
+		if (rc_buf_reg(&mr, t->db->pd, RC_PAGE_BYTES,
+			       IBV_ACCESS_LOCAL_WRITE |
+			       IBV_ACCESS_REMOTE_READ)) {
+			check(false, "%s: register the MR", what);
+			goto out;
+		}
+		lo = mr.p;
+		target = mr.p + 8;
+		rkey = mr.mr->rkey;
+	}
+	rc_fill(lo, sizeof(want), next_seed(t));
+	memcpy(want, lo, sizeof(want));
+	if (c == AW_OK)
+		memcpy(want + (target - lo), &value, sizeof(value));
+
+	qpx = ibv_qp_to_qp_ex(p.a.qp);
+	ibv_wr_start(qpx);
+	qpx->wr_id = next_wr_id(t);
+	qpx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_atomic_write(qpx, rkey, (uintptr_t)target, &value);
+	if (!check(!ibv_wr_complete(qpx), "%s: ibv_wr_complete()", what))
+		goto out;
+	w = c == AW_OK ? want_ok(qpx->wr_id, p.a.qp, IBV_WC_ATOMIC_WRITE, -1) :
+			 want_err(qpx->wr_id, p.a.qp, cases[c].status);
+	check_wc(p.a.scq, &w, &wc, "%s: requester completion %s", what,
+		 ibv_wc_status_str(cases[c].status));
+	check(!memcmp(lo, want, sizeof(want)), "%s: %s", what,
+	      c == AW_OK ? "the 8 bytes placed, none around them" :
+			   "the target memory is unchanged");
+	if (c != AW_OK) {
+		check_state(p.a.qp, IBV_QPS_ERR, "%s: requester QP in ERR", what);
+		check_state(p.b.qp, IBV_QPS_ERR, "%s: responder QP in ERR", what);
+	}
+out:
+	drain_async(t);
+	rc_pair_destroy(&p);
+	rc_buf_free(&mr);
+}
+
+/*
+ * test_atomic_write() - the device says it has ATOMIC_WRITE, and it works
+ * as IBTA annex A19 and rdma_rxe have it
+ */
+static void test_atomic_write(struct test *t)
+{
+	struct ibv_device_attr_ex attr;
+	bool has;
+
+	memset(&attr, 0, sizeof(attr));
+	has = !ibv_query_device_ex(t->da->ctx, NULL, &attr) &&
+	      (attr.device_cap_flags_ex & DEVICE_ATOMIC_WRITE);
+	if (!has && t->rxe) {
+		skip(RXE_NO_ATOMIC_WRITE, "ATOMIC_WRITE");
+		return;
+	}
+	if (!check(has, "the device reports IB_UVERBS_DEVICE_ATOMIC_WRITE"))
+		return;
+	atomic_write(t, AW_OK);
+	atomic_write(t, AW_UNALIGNED);
+	atomic_write(t, AW_NO_MR_WRITE);
+	atomic_write(t, AW_NO_QP_WRITE);
 }
 
 /* Pieces of a message scattered or gathered */
@@ -1849,7 +1972,7 @@ static bool first_send(struct test *t, struct rc_pair *p)
 
 static int bad_usage(const char *prog)
 {
-	fprintf(stderr, "%s [-x rxe] DEVICE [DEVICE2]\n", prog);
+	fprintf(stderr, "%s [-x rxe] [-A] DEVICE [DEVICE2]\n", prog);
 	return 2;
 }
 
@@ -1875,10 +1998,13 @@ int main(int argc, char **argv)
 	unsigned int i;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "x:")) != -1) {
-		if (opt != 'x' || strcmp(optarg, "rxe"))
+	while ((opt = getopt(argc, argv, "x:A")) != -1) {
+		if (opt == 'A')
+			t->atomic_write_only = true;
+		else if (opt == 'x' && !strcmp(optarg, "rxe"))
+			t->rxe = true;
+		else
 			return bad_usage(argv[0]);
-		t->rxe = true;
 	}
 	if (optind >= argc || argc - optind > 2)
 		return bad_usage(argv[0]);
@@ -1917,6 +2043,11 @@ int main(int argc, char **argv)
 		       p.a.qp->qp_num, p.b.qp->qp_num);
 		return 1;
 	}
+	if (t->atomic_write_only) {
+		rc_pair_destroy(&p);
+		test_atomic_write(t);
+		goto done;
+	}
 	test_sizes(t, &p);
 	test_atomics(t, &p);
 	test_sges(t, &p);
@@ -1934,12 +2065,14 @@ int main(int argc, char **argv)
 	test_access(t, OUT_OF_BOUNDS);
 	test_access(t, NO_REMOTE_WRITE);
 	test_access(t, NO_REMOTE_READ);
+	test_atomic_write(t);
 	test_too_long(t);
 	test_rnr_late(t);
 	test_rnr_exceeded(t);
 	test_peer_gone(t, true);
 	test_peer_gone(t, false);
 	test_retry_7(t);
+done:
 
 	rc_buf_free(&t->ba);
 	rc_buf_free(&t->bb);

@@ -7,6 +7,8 @@
 # Debian's archive, if missing), srdma.ko is built from the srdma-dkms
 # package's source (make deb) against those headers with the command
 # dkms.conf gives DKMS, and two VMs of that kernel run tools/distro/pair.sh.
+# On a kernel whose rdma_rxe has ATOMIC_WRITE (6.2 and later), two more VMs
+# run tools/distro/atomic_write.sh: srdma against that rdma_rxe, both ways.
 # Ends with "N passed, N failed". What it adds to the scenarios is the
 # kernels' own configuration (FORTIFY_SOURCE and the rest of Debian's
 # hardening, module signing) and 6.12's RDMA core; a stock kernel boots
@@ -28,6 +30,8 @@ tools/deps.sh > "$out/deps.log" 2>&1 ||
 	{ echo "FAIL  distro: installing packages (log: $out/deps.log)"; exit 1; }
 make deb > "$out/deb.log" 2>&1 ||
 	{ echo "FAIL  distro: make deb (log: $out/deb.log)"; exit 1; }
+make -C tests > "$out/tests.log" 2>&1 ||
+	{ echo "FAIL  distro: make -C tests (log: $out/tests.log)"; exit 1; }
 src=$(ls -d results/deb/root/usr/src/srdma-*)
 make_cmd=$(sed -n 's/^MAKE\[0\]="\(.*\)"$/\1/p' dkms.conf)
 
@@ -37,6 +41,21 @@ newest_release() {
 	apt-cache search --names-only "^linux-headers-$1[.-].*-amd64\$" |
 		awk '{ print $1 }' | grep -v -e cloud -e rt -e common |
 		sed 's/^linux-headers-//' | sort -V | tail -n 1
+}
+
+# stock_pair RELEASE MODULE SCRIPT NAME TIMEOUT WHAT: two VMs of the kernel
+# RELEASE with MODULE run SCRIPT; one test, its results in $out/RELEASE/NAME
+stock_pair() {
+	local log=$out/$1/$4
+	if tools/vm/run --stock "$1" --module "$2" --smp 1 --timeout "$5" \
+		--results "$log" --quiet --peer "bash $3" -- bash "$3" > "$log.log" 2>&1; then
+		echo "PASS  $1: $6"
+		passed=$((passed + 1))
+	else
+		echo "FAIL  $1: $6 (log: $log.log)"
+		grep -h '^not ok\|^vm/' "$log.log" | head -n 20 | sed 's/^/      /'
+		failed=$((failed + 1))
+	fi
 }
 
 for line in "${lines[@]}"; do
@@ -71,16 +90,12 @@ for line in "${lines[@]}"; do
 		failed=$((failed + 1))
 		continue
 	fi
-	if tools/vm/run --stock "$release" --module "$log/src/drivers/infiniband/sw/srdma/srdma.ko" \
-		--smp 1 --timeout 900 --results "$log/vm" --quiet \
-		--peer "bash tools/distro/pair.sh" -- bash tools/distro/pair.sh > "$log/vm.log" 2>&1; then
-		echo "PASS  $release: two VMs, RC tools between them, no kernel report"
-		passed=$((passed + 1))
-	else
-		echo "FAIL  $release: two VMs (log: $log/vm.log)"
-		grep -h '^not ok\|^vm/' "$log/vm.log" | head -n 20 | sed 's/^/      /'
-		failed=$((failed + 1))
-	fi
+	module=$log/src/drivers/infiniband/sw/srdma/srdma.ko
+	stock_pair "$release" "$module" tools/distro/pair.sh vm 900 \
+		"two VMs, RC tools between them, no kernel report"
+	[ "$(printf '%s\n' 6.2 "$release" | sort -V | head -n 1)" = 6.2 ] || continue
+	stock_pair "$release" "$module" tools/distro/atomic_write.sh atomic_write 300 \
+		"ATOMIC_WRITE between srdma and this kernel's rdma_rxe, both ways"
 done
 echo "$passed passed, $failed failed"
 [ $failed = 0 ]

@@ -457,6 +457,7 @@ enum srdma_res_kind {
 	SRDMA_RES_FREE,
 	SRDMA_RES_READ,
 	SRDMA_RES_ATOMIC,
+	SRDMA_RES_ATOMIC_WRITE,
 };
 
 /**
@@ -625,10 +626,21 @@ struct srdma_qp {
 	struct list_head raw_node;
 };
 
-/* a READ or an atomic: limited by max_rd_atomic, answered with data */
+/*
+ * A READ, an atomic or an ATOMIC WRITE: takes a responder resource, so is
+ * limited by max_rd_atomic, and is answered by a response of its own
+ */
 static inline bool srdma_wr_is_rd_atomic(u32 opcode)
 {
 	return opcode == IB_WR_RDMA_READ || opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+	       opcode == IB_WR_ATOMIC_FETCH_AND_ADD ||
+	       opcode == IB_WR_ATOMIC_WRITE;
+}
+
+/* an atomic answered by an atomic ACK (the others get READ responses) */
+static inline bool srdma_wr_is_atomic(u32 opcode)
+{
+	return opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
 	       opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
 }
 
@@ -762,6 +774,7 @@ int srdma_sge_copy(struct srdma_qp *qp, const struct rxe_sge *sge,
 		   u32 num_sge, u64 offset, void *buf, u32 length, bool to_sge);
 u64 srdma_mr_atomic(struct srdma_mr *mr, u64 va, bool cmp_swap, u64 swap_add,
 		    u64 compare);
+void srdma_mr_atomic_write(struct srdma_mr *mr, u64 va, u64 value);
 int srdma_mr_invalidate(struct srdma_qp *qp, u32 key);
 int srdma_mr_register(struct srdma_qp *qp, struct ib_mr *ibmr, u32 key,
 		      int access);

@@ -5,8 +5,8 @@
  * An ACK of PSN n acknowledges every PSN up to n; a read response or an
  * atomic ACK also acknowledges every PSN before its own (IBTA 9.7.5.1.3).
  * Send WQEs are completed in order, once acknowledged (SEND, RDMA WRITE),
- * once their data is in (RDMA READ, atomics), or once executed (LOCAL_INV,
- * REG_MR).
+ * once their data is in (RDMA READ, atomics), once their response came
+ * (ATOMIC WRITE), or once executed (LOCAL_INV, REG_MR).
  *
  * Go-back-N from the oldest PSN not acknowledged happens on a sequence NAK,
  * on a gap in read responses that lasts (responses that overtook the one
@@ -270,8 +270,16 @@ static void srdma_comp_read_response(struct srdma_qp *qp, struct sk_buff *skb)
 	    SRDMA_AETH_ACK)
 		return;
 	swqe = srdma_comp_response_wqe(qp, pkt->psn);
-	if (!swqe || swqe->wqe.wr.opcode != IB_WR_RDMA_READ)
+	if (!swqe || srdma_wr_is_atomic(swqe->wqe.wr.opcode))
 		return;
+	/* an ATOMIC WRITE is answered by one response with no payload */
+	if (swqe->wqe.wr.opcode == IB_WR_ATOMIC_WRITE) {
+		if ((flags & SRDMA_OP_ONLY) != SRDMA_OP_ONLY || pkt->paylen)
+			srdma_comp_fail(qp, IB_WC_BAD_RESP_ERR);
+		else
+			srdma_comp_wqe_done(qp, swqe, pkt->psn);
+		return;
+	}
 	offset = (u64)srdma_psn_diff(pkt->psn, swqe->first_psn) *
 		 qp->mtu_bytes;
 	last = pkt->psn == srdma_psn_add(swqe->first_psn, swqe->npsn - 1);
@@ -299,7 +307,7 @@ static void srdma_comp_atomic_ack(struct srdma_qp *qp, struct sk_buff *skb)
 	u64 orig;
 
 	swqe = srdma_comp_response_wqe(qp, srdma_pkt(skb)->psn);
-	if (!swqe || swqe->wqe.wr.opcode == IB_WR_RDMA_READ)
+	if (!swqe || !srdma_wr_is_atomic(swqe->wqe.wr.opcode))
 		return;
 	orig = be64_to_cpu(atmack->orig);
 	if (srdma_sge_copy(qp, swqe->wqe.dma.sge, swqe->wqe.dma.num_sge, 0,
@@ -344,7 +352,7 @@ static bool srdma_comp_solicited(struct srdma_qp *qp, struct sk_buff *skb)
 	if (!swqe || !srdma_wr_is_rd_atomic(swqe->wqe.wr.opcode))
 		return false;
 	return (pkt->opcode == IB_OPCODE_RC_ATOMIC_ACKNOWLEDGE) ==
-	       (swqe->wqe.wr.opcode != IB_WR_RDMA_READ);
+	       srdma_wr_is_atomic(swqe->wqe.wr.opcode);
 }
 
 static void srdma_comp_pkt(struct srdma_qp *qp, struct sk_buff *skb)

@@ -33,6 +33,19 @@ static inline struct nlattr **srdma_dump_attrs(struct netlink_callback *cb)
 #endif
 }
 
+/*
+ * ATOMIC WRITE (IBTA 1.5, annex A19) in the verbs since 6.2: the values of
+ * the user ABI that librxe writes into its rings whatever the kernel
+ * (IB_UVERBS_WR_ATOMIC_WRITE, IB_UVERBS_WC_ATOMIC_WRITE,
+ * IB_UVERBS_DEVICE_ATOMIC_WRITE) and the BTH opcode.
+ */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 2, 0)
+#define IB_WR_ATOMIC_WRITE		15
+#define IB_WC_ATOMIC_WRITE		9
+#define IB_DEVICE_ATOMIC_WRITE		BIT_ULL(40)
+#define IB_OPCODE_RC_ATOMIC_WRITE	0x1d
+#endif
+
 int srdma_cq_create(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		    struct ib_udata *udata);
 

@@ -87,7 +87,8 @@ void srdma_dev_init_attrs(struct srdma_dev *sdev)
 				 IB_DEVICE_PORT_ACTIVE_EVENT |
 				 IB_DEVICE_RC_RNR_NAK_GEN |
 				 IB_DEVICE_SRQ_RESIZE |
-				 IB_DEVICE_MEM_MGT_EXTENSIONS;
+				 IB_DEVICE_MEM_MGT_EXTENSIONS |
+				 IB_DEVICE_ATOMIC_WRITE;
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 
 	xa_init_flags(&sdev->qp_xa, XA_FLAGS_ALLOC);

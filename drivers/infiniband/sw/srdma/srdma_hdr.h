@@ -16,6 +16,8 @@
 #include <asm/byteorder.h>
 #include <rdma/ib_pack.h>
 
+#include "srdma_compat.h"
+
 #define SRDMA_BTH_BYTES		12
 #define SRDMA_DETH_BYTES	8
 #define SRDMA_RETH_BYTES	16
@@ -111,6 +113,7 @@ enum srdma_op_flags {
 	SRDMA_OP_FIRST = BIT(14),
 	SRDMA_OP_MIDDLE = BIT(15),
 	SRDMA_OP_LAST = BIT(16),	/* ONLY is FIRST | LAST */
+	SRDMA_OP_ATOMIC_WRITE = BIT(17),	/* 8 bytes placed atomically */
 };
 
 #define SRDMA_OP_ONLY		(SRDMA_OP_FIRST | SRDMA_OP_LAST)

@@ -206,6 +206,26 @@ u64 srdma_mr_atomic(struct srdma_mr *mr, u64 va, bool cmp_swap, u64 swap_add,
 }
 
 /**
+ * srdma_mr_atomic_write() - place the 8 bytes of an ATOMIC WRITE
+ * @mr: checked by srdma_mr_lookup() for the 8 bytes at @va
+ * @va: the address, 8-byte aligned, so never across a page
+ * @value: the bytes, in the order they came
+ *
+ * One store, ordered after every earlier one (IBTA A19.4.2): whoever sees
+ * it sees what the requests before it placed.
+ */
+void srdma_mr_atomic_write(struct srdma_mr *mr, u64 va, u64 value)
+{
+	struct page *mapped;
+	u32 room;
+	u64 *p = srdma_mr_map(mr, va, &room, &mapped);
+
+	/* the release orders it after the bytes of every earlier request */
+	smp_store_release(p, value);
+	srdma_mr_unmap(p, mapped);
+}
+
+/**
  * srdma_mr_invalidate() - LOCAL_INV, or the invalidation of SEND_WITH_INV
  * @qp: the QP of the work request or of the receive
  * @key: the key of a fast registration MR in the QP's PD

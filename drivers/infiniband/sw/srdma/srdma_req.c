@@ -78,6 +78,17 @@ VISIBLE_IF_KUNIT enum ib_wc_status srdma_swqe_length(struct rxe_send_wqe *wqe,
 	u64 total = 0;
 	u32 i;
 
+	/*
+	 * Its 8 bytes are in the WQE (atomic_wr, where inline data goes); an
+	 * unaligned address is the responder's to refuse, as on rdma_rxe
+	 */
+	if (opcode == IB_WR_ATOMIC_WRITE) {
+		if (wqe->dma.length != sizeof(u64))
+			return IB_WC_LOC_QP_OP_ERR;
+		wqe->dma.num_sge = 0;
+		*length = sizeof(u64);
+		return IB_WC_SUCCESS;
+	}
 	if (wqe->wr.send_flags & IB_SEND_INLINE) {
 		if (srdma_wr_is_rd_atomic(opcode))
 			return IB_WC_LOC_QP_OP_ERR;
@@ -95,8 +106,7 @@ VISIBLE_IF_KUNIT enum ib_wc_status srdma_swqe_length(struct rxe_send_wqe *wqe,
 			return IB_WC_LOC_LEN_ERR;
 	if (total > SRDMA_MAX_MSG_BYTES)
 		return IB_WC_LOC_LEN_ERR;
-	if ((opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
-	     opcode == IB_WR_ATOMIC_FETCH_AND_ADD) &&
+	if (srdma_wr_is_atomic(opcode) &&
 	    (total != sizeof(u64) ||
 	     !IS_ALIGNED(wqe->wr.wr.atomic.remote_addr, sizeof(u64))))
 		return IB_WC_LOC_QP_OP_ERR;
@@ -321,10 +331,7 @@ static void srdma_req_local_op(struct srdma_qp *qp, struct srdma_swqe *swqe)
 
 static u32 srdma_swqe_npsn(struct srdma_qp *qp, struct srdma_swqe *swqe)
 {
-	u32 opcode = swqe->wqe.wr.opcode;
-
-	if (opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
-	    opcode == IB_WR_ATOMIC_FETCH_AND_ADD)
+	if (srdma_wr_is_atomic(swqe->wqe.wr.opcode))
 		return 1;
 	return srdma_msg_npsn(swqe->length, qp->mtu_bytes);
 }
@@ -419,6 +426,21 @@ static int srdma_req_send_pkt(struct srdma_qp *qp, struct srdma_swqe *swqe,
 		*next_psn = srdma_psn_add(psn, 1);
 		break;
 	}
+	case IB_WR_ATOMIC_WRITE:
+		opcode = IB_OPCODE_RC_ATOMIC_WRITE;
+		payload = sizeof(u64);
+		skb = srdma_pkt_alloc(sdev, opcode, payload, &bth);
+		if (!skb)
+			return -ENOMEM;
+		reth = srdma_hdr(bth, SRDMA_OP_RETH);
+		reth->va = cpu_to_be64(wr->wr.rdma.remote_addr);
+		reth->rkey = cpu_to_be32(wr->wr.rdma.rkey);
+		reth->len = cpu_to_be32(payload);
+		/* the bytes as the process gave them: no byte order */
+		memcpy((u8 *)bth + srdma_op_hdr_bytes(opcode),
+		       swqe->wqe.dma.inline_data, payload);
+		*next_psn = srdma_psn_add(psn, 1);
+		break;
 	default:
 		payload = bytes;
 		opcode = srdma_req_opcodes[wr->opcode][first ?

@@ -5,7 +5,8 @@
  * A request with the expected PSN is executed: a SEND fills a receive WQE
  * (RNR NAK if there is none), an RDMA WRITE goes to the MR its RETH names,
  * an RDMA READ is answered with responses from its MR, an atomic executes
- * and is answered with the original value. Every remote access checks the
+ * and is answered with the original value, an ATOMIC WRITE places its 8
+ * bytes and is answered with an empty READ response. Every remote access checks the
  * key, the PD, the MR's rights and the bounds. A request past the expected
  * PSN is held and executed when its turn comes (srdma_reorder.c); once the
  * gap looks like a loss it gets one sequence NAK. An older request is a
@@ -502,6 +503,25 @@ static enum srdma_resp_verdict srdma_resp_read(struct srdma_qp *qp,
 	return SRDMA_RESP_ANSWERED;
 }
 
+/*
+ * A request of one PSN that takes a responder resource is executed: the
+ * ACK due before it goes first; its resource answers a duplicate.
+ */
+static struct srdma_res *srdma_resp_executed_res(struct srdma_qp *qp,
+						 u8 kind, u32 psn)
+{
+	struct srdma_res *res;
+
+	srdma_resp_flush_ack(qp);
+	res = srdma_resp_new_res(qp);
+	res->kind = kind;
+	res->first_psn = psn;
+	res->npsn = 1;
+	qp->resp.epsn = srdma_psn_add(psn, 1);
+	qp->resp.msn++;
+	return res;
+}
+
 static enum srdma_resp_verdict srdma_resp_atomic(struct srdma_qp *qp,
 						 struct sk_buff *skb)
 {
@@ -523,15 +543,42 @@ static enum srdma_resp_verdict srdma_resp_atomic(struct srdma_qp *qp,
 			       be64_to_cpu(atm->swap_add),
 			       be64_to_cpu(atm->compare));
 	srdma_mr_put(mr);
-	srdma_resp_flush_ack(qp);
-	res = srdma_resp_new_res(qp);
-	res->kind = SRDMA_RES_ATOMIC;
-	res->first_psn = psn;
-	res->npsn = 1;
+	res = srdma_resp_executed_res(qp, SRDMA_RES_ATOMIC, psn);
 	res->orig = orig;
-	qp->resp.epsn = srdma_psn_add(psn, 1);
-	qp->resp.msn++;
 	srdma_resp_send_atomic_ack(qp, psn, orig);
+	return SRDMA_RESP_ANSWERED;
+}
+
+/*
+ * An ATOMIC WRITE (IBTA A19): its 8 bytes placed in one store, after
+ * everything before it; answered by a READ response with no payload, as
+ * rdma_rxe answers, and kept as a responder resource so that a duplicate
+ * gets the answer again without a second store.
+ */
+static enum srdma_resp_verdict srdma_resp_atomic_write(struct srdma_qp *qp,
+						       struct sk_buff *skb)
+{
+	struct srdma_bth *bth = (struct srdma_bth *)skb->data;
+	struct srdma_reth *reth = srdma_hdr(bth, SRDMA_OP_RETH);
+	u32 psn = srdma_pkt(skb)->psn;
+	u64 va = be64_to_cpu(reth->va);
+	struct srdma_res *res;
+	struct srdma_mr *mr;
+
+	if (!qp->attr.max_dest_rd_atomic ||
+	    be32_to_cpu(reth->len) != sizeof(u64) ||
+	    srdma_pkt(skb)->paylen != sizeof(u64) || srdma_bth_pad(bth) ||
+	    !IS_ALIGNED(va, sizeof(u64)))
+		return SRDMA_RESP_INVALID;
+	if (srdma_mr_lookup(qp, be32_to_cpu(reth->rkey), va, sizeof(u64),
+			    IB_ACCESS_REMOTE_WRITE, &mr))
+		return SRDMA_RESP_ACCESS;
+	srdma_mr_atomic_write(mr, va,
+			      get_unaligned((u64 *)((u8 *)bth +
+					  srdma_op_hdr_bytes(bth->opcode))));
+	srdma_mr_put(mr);
+	res = srdma_resp_executed_res(qp, SRDMA_RES_ATOMIC_WRITE, psn);
+	srdma_resp_start_read(qp, res, NULL, psn, va, 0);
 	return SRDMA_RESP_ANSWERED;
 }
 
@@ -560,6 +607,9 @@ static enum srdma_resp_verdict srdma_resp_execute(struct srdma_qp *qp,
 	if (flags & SRDMA_OP_READ)
 		return access & IB_ACCESS_REMOTE_READ ?
 		       srdma_resp_read(qp, skb) : SRDMA_RESP_INVALID;
+	if (flags & SRDMA_OP_ATOMIC_WRITE)
+		return access & IB_ACCESS_REMOTE_WRITE ?
+		       srdma_resp_atomic_write(qp, skb) : SRDMA_RESP_INVALID;
 	return access & IB_ACCESS_REMOTE_ATOMIC ?
 	       srdma_resp_atomic(qp, skb) : SRDMA_RESP_INVALID;
 }
@@ -599,6 +649,12 @@ static void srdma_resp_duplicate(struct srdma_qp *qp, struct sk_buff *skb)
 		res = srdma_resp_find_res(qp, SRDMA_RES_ATOMIC, psn);
 		if (res)
 			srdma_resp_send_atomic_ack(qp, psn, res->orig);
+		return;
+	}
+	if (flags & SRDMA_OP_ATOMIC_WRITE) {
+		res = srdma_resp_find_res(qp, SRDMA_RES_ATOMIC_WRITE, psn);
+		if (res)
+			srdma_resp_start_read(qp, res, NULL, psn, 0, 0);
 		return;
 	}
 	/* a read asked again, maybe for its tail only: answer from there */

@@ -29,6 +29,7 @@ static const u32 srdma_send_opcode_qp_types[] = {
 	[IB_WR_SEND_WITH_INV] = QPT(RC),
 	[IB_WR_LOCAL_INV] = QPT(RC) | QPT(UC),
 	[IB_WR_REG_MR] = QPT(RC) | QPT(UC),
+	[IB_WR_ATOMIC_WRITE] = QPT(RC),
 };
 
 /* the completion opcode of each send opcode */
@@ -43,6 +44,7 @@ static const u8 srdma_send_wc_opcode[] = {
 	[IB_WR_SEND_WITH_INV] = IB_WC_SEND,
 	[IB_WR_LOCAL_INV] = IB_WC_LOCAL_INV,
 	[IB_WR_REG_MR] = IB_WC_REG_MR,
+	[IB_WR_ATOMIC_WRITE] = IB_WC_ATOMIC_WRITE,
 };
 
 bool srdma_send_opcode_ok(enum ib_qp_type type, u32 opcode)
@@ -75,7 +77,9 @@ static int srdma_send_wr_check(struct srdma_qp *qp,
 {
 	enum ib_qp_type type = qp->ibqp.qp_type;
 
-	if (!srdma_send_opcode_ok(type, wr->opcode) || wr->num_sge < 0 ||
+	/* a process's ATOMIC WRITE carries its 8 bytes; ib_send_wr cannot */
+	if (!srdma_send_opcode_ok(type, wr->opcode) ||
+	    wr->opcode == IB_WR_ATOMIC_WRITE || wr->num_sge < 0 ||
 	    length > SRDMA_MAX_MSG_BYTES)
 		return -EINVAL;
 	if (wr->send_flags & IB_SEND_INLINE) {
