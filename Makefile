@@ -5,6 +5,8 @@
 #   make                 build srdma.ko and the KUnit module against KDIR
 #                        (default: the project's test kernel, built and cached
 #                        by tools/kernel/build.sh on first use)
+#   make KLINE=6.12      the same against the 6.12 line's test kernel
+#                        (default 6.1, or $SRDMA_KERNEL_LINE)
 #   make KDIR=/lib/modules/$(uname -r)/build    build for this machine
 #   make check           install what is missing, build, run every test;
 #                        ends with "N passed, N failed"
@@ -28,9 +30,10 @@
 
 KDIR ?=
 FLAVOUR ?= debug
+KLINE ?=
 
 ifeq ($(KDIR),)
-KDIR_CMD = "$$(tools/kernel/build.sh $(FLAVOUR))/build"
+KDIR_CMD = "$$(tools/kernel/build.sh $(FLAVOUR) $(KLINE))/build"
 else
 KDIR_CMD = "$(KDIR)"
 endif

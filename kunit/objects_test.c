@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
  * KUnit: pure logic of the verbs objects: MR keys and access flags
- * (srdma_mr.c), ring geometry and index arithmetic (srdma_queue.[ch]).
+ * (srdma_mr.c), ring geometry and index arithmetic (srdma_queue.[ch]), a
+ * completion as a process's CQ ring holds it (srdma_cq.c).
  */
 #include <kunit/test.h>
 
@@ -24,7 +25,7 @@ static const struct access_case access_cases[] = {
 	  IB_ACCESS_REMOTE_WRITE | IB_ACCESS_LOCAL_WRITE, 0 },
 	{ "everything", IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
 	  IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC, 0 },
-	{ "memory_window_bind", IB_ACCESS_MW_BIND, -EOPNOTSUPP },
+	{ "memory_window_bind", IB_ACCESS_MW_BIND, 0 },
 	{ "zero_based", IB_ZERO_BASED | IB_ACCESS_LOCAL_WRITE, -EOPNOTSUPP },
 	{ "on_demand", IB_ACCESS_ON_DEMAND, -EOPNOTSUPP },
 	{ "unknown_high_bit", BIT(30), -EOPNOTSUPP },
@@ -184,12 +185,33 @@ static void queue_survives_scribbled_indices(struct kunit *test)
 	}
 }
 
+/* the user ABI's wc_flags: bit 3 for an invalidation, no kernel-only bit */
+static void wc_flags_for_processes(struct kunit *test)
+{
+	struct ib_qp qp = { .qp_num = 0x123 };
+	struct ib_wc wc = { .qp = &qp, .opcode = IB_WC_RECV };
+	struct ib_uverbs_wc uwc;
+
+	wc.wc_flags = IB_WC_WITH_INVALIDATE;
+	wc.ex.invalidate_rkey = 0xabcdef01;
+	srdma_wc_to_uverbs(&uwc, &wc);
+	KUNIT_EXPECT_EQ(test, uwc.wc_flags, (u32)BIT(3));
+	KUNIT_EXPECT_EQ(test, uwc.ex.invalidate_rkey, 0xabcdef01U);
+	KUNIT_EXPECT_EQ(test, uwc.qp_num, 0x123U);
+
+	wc.wc_flags = IB_WC_GRH | IB_WC_WITH_IMM | IB_WC_WITH_SMAC |
+		      IB_WC_WITH_VLAN | IB_WC_WITH_NETWORK_HDR_TYPE;
+	srdma_wc_to_uverbs(&uwc, &wc);
+	KUNIT_EXPECT_EQ(test, uwc.wc_flags, (u32)(IB_WC_GRH | IB_WC_WITH_IMM));
+}
+
 static struct kunit_case objects_cases[] = {
 	KUNIT_CASE_PARAM(mr_access_check, access_gen_params),
 	KUNIT_CASE(mr_key_holds_index_and_key_byte),
 	KUNIT_CASE_PARAM(queue_slots, slots_gen_params),
 	KUNIT_CASE(queue_wraps_without_losing_entries),
 	KUNIT_CASE(queue_survives_scribbled_indices),
+	KUNIT_CASE(wc_flags_for_processes),
 	{}
 };
 

@@ -44,15 +44,15 @@
 
 /* what each end tells the other */
 struct hello {
-	uint32_t qpn;
-	uint32_t psn;
-	uint32_t mtu;			/* enum ibv_mtu, the port's active */
-	uint8_t gid[16];
-	uint64_t addr[2];		/* the responder's MRs */
-	uint32_t rkey[2];
+	unsigned int qpn;
+	unsigned int psn;
+	unsigned int mtu;			/* enum ibv_mtu, the port's active */
+	unsigned char gid[16];
+	unsigned long long addr[2];		/* the responder's MRs */
+	unsigned int rkey[2];
 };
 
-static uint64_t value_of(unsigned int i)
+static unsigned long long value_of(unsigned int i)
 {
 	return 0x0123456789abcdefULL ^ (i * 0x9e3779b97f4a7c15ULL);
 }
@@ -140,8 +140,8 @@ static int connect_qp(struct rc_end *e, const struct rc_conn *c,
 }
 
 /* one ATOMIC_WRITE, signaled; its completion in *@wc */
-static bool atomic_write(struct rc_end *e, unsigned int i, uint32_t rkey,
-			 uint64_t addr, uint64_t value, struct ibv_wc *wc)
+static bool atomic_write(struct rc_end *e, unsigned int i, unsigned int rkey,
+			 unsigned long long addr, unsigned long long value, struct ibv_wc *wc)
 {
 	struct ibv_qp_ex *qpx = ibv_qp_to_qp_ex(e->qp);
 
@@ -185,7 +185,7 @@ static void requester(struct rc_end *e, const struct hello *peer)
 
 static void responder(const struct rc_buf *mrs)
 {
-	const uint64_t *slot = (const uint64_t *)mrs[0].p;
+	const unsigned long long *slot = (const unsigned long long *)mrs[0].p;
 	unsigned int i, wrong = 0;
 	size_t bad;
 

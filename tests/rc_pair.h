@@ -92,8 +92,8 @@ struct rc_qp_opts {
 	unsigned int srq_wr;		/* > 0: receive from an SRQ this big */
 	bool sq_sig_all;
 	bool recv_channel;		/* receive CQ on a completion channel */
-	uint64_t send_ops;		/* != 0: ibv_create_qp_ex() with these
-					 * IBV_QP_EX_WITH_* for ibv_wr_*() */
+	/* != 0: ibv_create_qp_ex() with these IBV_QP_EX_WITH_*, for ibv_wr_*() */
+	unsigned long long send_ops;
 };
 
 /* One end: a QP with a send CQ and a receive CQ of its own */

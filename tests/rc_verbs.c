@@ -32,7 +32,10 @@
  *    MR without REMOTE_WRITE; RDMA_READ of an MR without REMOTE_READ; a
  *    SEND bigger than the receive; ATOMIC_WRITE (ibv_wr_atomic_write(),
  *    which the device must report) that succeeds, and to an unaligned
- *    address, an MR and a QP without REMOTE_WRITE; RNR with a late receive (success) and
+ *    address, an MR and a QP without REMOTE_WRITE; memory windows of type
+ *    1 and 2 (bound, written and read through, an MR with a bound window
+ *    not deregistered, SEND_WITH_INV of a type 2 window's key and access
+ *    after it refused, a bind to an MR without MW_BIND); RNR with a late receive (success) and
  *    with rnr_retry 0; a peer QP that is destroyed or moved to Reset
  *    (timeout 12, retry_cnt 2: IBV_WC_RETRY_EXC_ERR after three timeouts,
  *    with the time it took; and retry_cnt 7: after eight).
@@ -657,49 +660,66 @@ static void test_atomics(struct test *t, struct rc_pair *p)
 	       "ATOMIC_FETCH_AND_ADD, wrapping 64 bits");
 }
 
-/* mr_end_rdma() - RDMA_WRITE or RDMA_READ of the last bytes of b's MR */
-static void mr_end_rdma(struct test *t, struct rc_pair *p,
-			enum ibv_wr_opcode op)
+/*
+ * rdma_at() - an RDMA WRITE or READ of @len bytes from a through @rkey at
+ * @target in b's memory; the requester's completion must be @status, and
+ * then the bytes moved, or on an error none was written
+ */
+static bool rdma_at(struct test *t, struct rc_pair *p, enum ibv_wr_opcode op,
+		    unsigned int rkey, unsigned char *target, size_t len,
+		    enum ibv_wc_status status, const char *what)
 {
-	const size_t off = t->bb.len - SMALL_BYTES;
 	bool read = op == IBV_WR_RDMA_READ;
 	unsigned int seed = next_seed(t);
-	const char *name = wr_name(op);
+	unsigned char *local = t->ba.p + (read ? DST_OFF : SRC_OFF);
 	struct ibv_send_wr wr;
 	struct ibv_sge sge;
 	struct want_wc w;
 	struct ibv_wc wc;
 	size_t bad;
 
-	if (read) {
-		rc_fill(t->bb.p + off, SMALL_BYTES, seed);
-		memset(t->ba.p + DST_OFF, 0, SMALL_BYTES);
-	} else {
-		rc_fill(t->ba.p + SRC_OFF, SMALL_BYTES, seed);
-		memset(t->bb.p + off, 0, SMALL_BYTES);
-	}
+	rc_fill(read ? target : local, len, seed);
+	memset(read ? local : target, 0, len);
 	memset(&wr, 0, sizeof(wr));
-	sge = rc_sge(&t->ba, read ? DST_OFF : SRC_OFF, SMALL_BYTES);
+	sge = rc_sge(&t->ba, read ? DST_OFF : SRC_OFF, len);
 	wr.wr_id = next_wr_id(t);
 	wr.opcode = op;
 	wr.send_flags = IBV_SEND_SIGNALED;
 	wr.sg_list = &sge;
 	wr.num_sge = 1;
-	wr.wr.rdma.remote_addr = (uintptr_t)t->bb.p + off;
-	wr.wr.rdma.rkey = t->bb.mr->rkey;
-	if (rc_post_send(p->a.qp, &wr)) {
-		check(false, "end of the MR: post %s", name);
-		return;
+	wr.wr.rdma.remote_addr = (uintptr_t)target;
+	wr.wr.rdma.rkey = rkey;
+	if (rc_post_send(p->a.qp, &wr))
+		return check(false, "%s: post", what);
+	w = status == IBV_WC_SUCCESS ?
+	    want_ok(wr.wr_id, p->a.qp, wc_opcode_of(op),
+		    read ? (long long)len : -1) :
+	    want_err(wr.wr_id, p->a.qp, status);
+	if (!check_wc(p->a.scq, &w, &wc, "%s: requester completion %s", what,
+		      ibv_wc_status_str(status)))
+		return false;
+	if (status == IBV_WC_SUCCESS) {
+		rc_mismatch(read ? local : target, len, seed, &bad);
+	} else {
+		/* the target keeps its zeroes */
+		for (bad = 0; bad < len && !target[bad]; bad++)
+			;
+		bad = bad < len;
 	}
-	w = want_ok(wr.wr_id, p->a.qp, wc_opcode_of(op),
-		    read ? SMALL_BYTES : -1);
-	check_wc(p->a.scq, &w, &wc,
-		 "end of the MR: %s of its last %d bytes completes", name,
-		 SMALL_BYTES);
-	rc_mismatch(read ? t->ba.p + DST_OFF : t->bb.p + off, SMALL_BYTES,
-		    seed, &bad);
-	if (!check(!bad, "end of the MR: %s moved the pattern", name))
-		diag("%zu bytes wrong", bad);
+	return check(!bad, "%s: %s", what, status == IBV_WC_SUCCESS ?
+		     "the bytes moved" : "nothing written");
+}
+
+/* mr_end_rdma() - RDMA_WRITE or RDMA_READ of the last bytes of b's MR */
+static void mr_end_rdma(struct test *t, struct rc_pair *p,
+			enum ibv_wr_opcode op)
+{
+	char what[64];
+
+	snprintf(what, sizeof(what), "end of the MR: %s of its last %d bytes",
+		 wr_name(op), SMALL_BYTES);
+	rdma_at(t, p, op, t->bb.mr->rkey, t->bb.p + t->bb.len - SMALL_BYTES,
+		SMALL_BYTES, IBV_WC_SUCCESS, what);
 }
 
 /*
@@ -720,7 +740,7 @@ static void test_mr_end(struct test *t, struct rc_pair *p)
 }
 
 /* IB_UVERBS_DEVICE_ATOMIC_WRITE, which rdma-core 44's headers lack */
-#define DEVICE_ATOMIC_WRITE	(1ULL << 40)
+#define DEVICE_ATOMIC_WRITE	0x10000000000ULL		/* bit 40 */
 
 enum atomic_write_case {
 	AW_OK,
@@ -750,7 +770,7 @@ static void atomic_write(struct test *t, enum atomic_write_case c)
 				     IBV_WC_REM_INV_REQ_ERR },
 	};
 	const char *what = cases[c].what;
-	const uint64_t value = 0x0123456789abcdefULL;
+	const unsigned long long value = 0x0123456789abcdefULL;
 	unsigned char want[24], *lo, *target;
 	struct rc_qp_opts o = t->opts;
 	struct rc_buf mr = { 0 };
@@ -758,7 +778,7 @@ static void atomic_write(struct test *t, enum atomic_write_case c)
 	struct want_wc w;
 	struct ibv_wc wc;
 	struct rc_pair p;
-	uint32_t rkey;
+	unsigned int rkey;
 
 	o.send_ops = IBV_QP_EX_WITH_ATOMIC_WRITE;
 	if (!make_pair(t, &p, &o, what))
@@ -833,6 +853,178 @@ static void test_atomic_write(struct test *t)
 	atomic_write(t, AW_UNALIGNED);
 	atomic_write(t, AW_NO_MR_WRITE);
 	atomic_write(t, AW_NO_QP_WRITE);
+}
+
+#define MW_BYTES	64
+
+/* bind_done() - the completion of a bind on b's send CQ: @status */
+static bool bind_done(struct rc_pair *p, unsigned long long wr_id,
+		      enum ibv_wc_status status, const char *what)
+{
+	struct want_wc w;
+	struct ibv_wc wc;
+
+	w = status == IBV_WC_SUCCESS ?
+	    want_ok(wr_id, p->b.qp, IBV_WC_BIND_MW, -1) :
+	    want_err(wr_id, p->b.qp, status);
+	return check_wc(p->b.scq, &w, &wc, "%s: completion %s", what,
+			ibv_wc_status_str(status));
+}
+
+/* bind_type2() - ibv_wr_bind_mw() of @mw on b's QP to @len bytes at @addr */
+static unsigned int bind_type2(struct test *t, struct rc_pair *p,
+			       struct ibv_mw *mw, struct ibv_mr *mr,
+			       unsigned char *addr, size_t len,
+			       enum ibv_wc_status status, const char *what)
+{
+	struct ibv_qp_ex *qpx = ibv_qp_to_qp_ex(p->b.qp);
+	struct ibv_mw_bind_info info = {
+		.mr = mr,
+		.addr = (uintptr_t)addr,
+		.length = len,
+		.mw_access_flags = IBV_ACCESS_REMOTE_WRITE |
+				   IBV_ACCESS_REMOTE_READ,
+	};
+	unsigned int rkey = ibv_inc_rkey(mw->rkey);
+
+	ibv_wr_start(qpx);
+	qpx->wr_id = next_wr_id(t);
+	qpx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_bind_mw(qpx, mw, rkey, &info);
+	if (!check(!ibv_wr_complete(qpx), "%s: ibv_wr_complete()", what) ||
+	    !bind_done(p, qpx->wr_id, status, what))
+		return 0;
+	return rkey;
+}
+
+/*
+ * test_mw() - memory windows onto an MR of b's that grants MW_BIND: a type
+ * 1 window bound by ibv_bind_mw(), a type 2 by ibv_wr_bind_mw(); a writes
+ * and reads through them, and after a SEND_WITH_INV of the type 2 window's
+ * key it is refused (IBV_WC_REM_ACCESS_ERR). The MR cannot be deregistered
+ * while a window is bound to it. On a second pair, a bind to an MR without
+ * MW_BIND completes with IBV_WC_MW_BIND_ERR.
+ */
+static void test_mw(struct test *t)
+{
+	const char *what = "memory windows";
+	struct rc_qp_opts o = t->opts;
+	struct ibv_mw *mw1 = NULL, *mw2 = NULL;
+	struct ibv_mw_bind bind;
+	struct rc_buf mr = { 0 };
+	unsigned long long rwr;
+	struct ibv_send_wr wr;
+	struct ibv_sge sge;
+	struct want_wc w;
+	struct ibv_wc wc;
+	struct rc_pair p;
+	unsigned int rkey2;
+
+	o.send_ops = IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_SEND |
+		     IBV_QP_EX_WITH_SEND_WITH_INV | IBV_QP_EX_WITH_RDMA_WRITE |
+		     IBV_QP_EX_WITH_RDMA_READ;
+	if (!make_pair(t, &p, &o, what))
+		return;
+	if (!connect_pair(&p, what))
+		goto out;
+	if (rc_buf_reg(&mr, t->db->pd, 4 * RC_PAGE_BYTES,
+		       IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+		       IBV_ACCESS_REMOTE_READ | IBV_ACCESS_MW_BIND)) {
+		check(false, "%s: an MR with IBV_ACCESS_MW_BIND", what);
+		goto out;
+	}
+
+	mw1 = ibv_alloc_mw(t->db->pd, IBV_MW_TYPE_1);
+	if (!check(mw1, "type 1 MW: ibv_alloc_mw()"))
+		goto out;
+	memset(&bind, 0, sizeof(bind));
+	bind.wr_id = next_wr_id(t);
+	bind.send_flags = IBV_SEND_SIGNALED;
+	bind.bind_info.mr = mr.mr;
+	bind.bind_info.addr = (uintptr_t)mr.p + RC_PAGE_BYTES;
+	bind.bind_info.length = RC_PAGE_BYTES;
+	bind.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_WRITE |
+					 IBV_ACCESS_REMOTE_READ;
+	if (!check(!ibv_bind_mw(p.b.qp, mw1, &bind), "type 1 MW: ibv_bind_mw()") ||
+	    !bind_done(&p, bind.wr_id, IBV_WC_SUCCESS, "type 1 MW: bind"))
+		goto out;
+	rdma_at(t, &p, IBV_WR_RDMA_WRITE, mw1->rkey,
+		mr.p + RC_PAGE_BYTES + 100, MW_BYTES, IBV_WC_SUCCESS,
+		"type 1 MW: RDMA_WRITE through it");
+	rdma_at(t, &p, IBV_WR_RDMA_READ, mw1->rkey,
+		mr.p + 2 * RC_PAGE_BYTES - MW_BYTES, MW_BYTES, IBV_WC_SUCCESS,
+		"type 1 MW: RDMA_READ of its last bytes");
+	if (!check(ibv_dereg_mr(mr.mr) != 0,
+		   "type 1 MW: its MR cannot be deregistered while it is bound")) {
+		mr.mr = NULL;
+		goto out;
+	}
+
+	mw2 = ibv_alloc_mw(t->db->pd, IBV_MW_TYPE_2);
+	if (!check(mw2, "type 2 MW: ibv_alloc_mw()"))
+		goto out;
+	rkey2 = bind_type2(t, &p, mw2, mr.mr, mr.p + 2 * RC_PAGE_BYTES,
+			   RC_PAGE_BYTES, IBV_WC_SUCCESS,
+			   "type 2 MW: ibv_wr_bind_mw()");
+	if (!rkey2)
+		goto out;
+	rdma_at(t, &p, IBV_WR_RDMA_WRITE, rkey2, mr.p + 2 * RC_PAGE_BYTES,
+		MW_BYTES, IBV_WC_SUCCESS, "type 2 MW: RDMA_WRITE through it");
+
+	/* a SEND_WITH_INV of its key: b's receive says so */
+	rwr = next_wr_id(t);
+	sge = rc_sge(&t->bb, SCRATCH_OFF, SMALL_BYTES);
+	if (rc_post_recv(&p.b, rwr, &sge, 1))
+		goto out;
+	memset(&wr, 0, sizeof(wr));
+	sge = rc_sge(&t->ba, SRC_OFF, 8);
+	wr.wr_id = next_wr_id(t);
+	wr.opcode = IBV_WR_SEND_WITH_INV;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.invalidate_rkey = rkey2;
+	if (rc_post_send(p.a.qp, &wr))
+		goto out;
+	w = want_ok(wr.wr_id, p.a.qp, IBV_WC_SEND, -1);
+	check_wc(p.a.scq, &w, &wc, "type 2 MW: SEND_WITH_INV of its key completes");
+	w = want_ok(rwr, p.b.qp, IBV_WC_RECV, 8);
+	if (check_wc(p.b.rcq, &w, &wc, "type 2 MW: the receive of SEND_WITH_INV"))
+		check((wc.wc_flags & IBV_WC_WITH_INV) &&
+		      wc.invalidated_rkey == rkey2,
+		      "type 2 MW: the receive has IBV_WC_WITH_INV and its key");
+
+	check(!ibv_dealloc_mw(mw1), "type 1 MW: ibv_dealloc_mw()");
+	mw1 = NULL;
+	/* invalidated: an access through it fails, the QPs go to ERR */
+	rdma_at(t, &p, IBV_WR_RDMA_WRITE, rkey2, mr.p + 2 * RC_PAGE_BYTES,
+		MW_BYTES, IBV_WC_REM_ACCESS_ERR,
+		"type 2 MW after its invalidation: RDMA_WRITE");
+	check(!ibv_dealloc_mw(mw2), "type 2 MW: ibv_dealloc_mw()");
+	mw2 = NULL;
+	check(!ibv_dereg_mr(mr.mr), "the MR deregisters once no window is bound");
+	mr.mr = NULL;
+out:
+	if (mw1)
+		ibv_dealloc_mw(mw1);
+	if (mw2)
+		ibv_dealloc_mw(mw2);
+	drain_async(t);
+	rc_pair_destroy(&p);
+	rc_buf_free(&mr);
+
+	/* an MR without MW_BIND takes no window (C10-73) */
+	if (!make_pair(t, &p, &o, what))
+		return;
+	mw2 = ibv_alloc_mw(t->db->pd, IBV_MW_TYPE_2);
+	if (connect_pair(&p, what) && check(mw2, "type 2 MW: ibv_alloc_mw()"))
+		bind_type2(t, &p, mw2, t->bb.mr, t->bb.p, RC_PAGE_BYTES,
+			   IBV_WC_MW_BIND_ERR,
+			   "type 2 MW: a bind to an MR without MW_BIND");
+	if (mw2)
+		ibv_dealloc_mw(mw2);
+	drain_async(t);
+	rc_pair_destroy(&p);
 }
 
 /* Pieces of a message scattered or gathered */
@@ -2066,6 +2258,7 @@ int main(int argc, char **argv)
 	test_access(t, NO_REMOTE_WRITE);
 	test_access(t, NO_REMOTE_READ);
 	test_atomic_write(t);
+	test_mw(t);
 	test_too_long(t);
 	test_rnr_late(t);
 	test_rnr_exceeded(t);

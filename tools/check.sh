@@ -338,6 +338,36 @@ for s in "${scenarios[@]}"; do
 	[ "$missing" = 0 ] || fail "kunit: $missing suites of srdma_test.ko did not report"
 done
 
+# The 6.12 line's debug test kernel: the module and the KUnit module built
+# against it, then the scenarios of line2_scenarios on it, each a test of
+# its own ("6.12: ..."; Documentation/testing.md says why these); with the
+# whole suite only. The checkout's objects are the 6.12 ones afterwards.
+line2_scenarios=(kunit rc_verbs ud_uc bad_requests)
+if [ $vm_only = 0 ] && [ $# = 0 ]; then
+	echo "check: the 6.12 line's test kernel (built once, then cached)"
+	if ! tools/kernel/build.sh debug 6.12 > /dev/null 2> "$out/kernel-6.12.log"; then
+		tail -n 30 "$out/kernel-6.12.log"
+		fail "6.12: build the test kernel (log: $out/kernel-6.12.log)"
+	elif ! make -s clean > /dev/null ||
+	     ! no_warnings make W=1 KLINE=6.12 modules > "$out/build-6.12.log" 2>&1; then
+		fail "6.12: build: against the test kernel (W=1, no warning) (log: $out/build-6.12.log)"
+	else
+		pass "6.12: build: against the test kernel (W=1, no warning)"
+		line2_counted=0
+		while IFS= read -r l; do
+			case $l in
+			PASS*|FAIL*) echo "${l:0:6}6.12: ${l:6}" ;;
+			"      "*) echo "$l" ;;
+			[0-9]*" passed, "*" failed")
+				read -r p _ f _ <<< "$l"
+				passed=$((passed + p)) failed=$((failed + f)) line2_counted=1 ;;
+			esac
+		done < <(SRDMA_KERNEL_LINE=6.12 tools/check.sh --vm-only \
+			--results "$out/6.12" "${line2_scenarios[@]}" 2>&1)
+		[ $line2_counted = 1 ] || fail "6.12: the scenarios gave no result (logs: $out/6.12)"
+	fi
+fi
+
 # Debian's own 6.1 and 6.12 kernels, with srdma from the srdma-dkms
 # package's source (Documentation/kernels.md); with the whole suite only
 if [ $vm_only = 0 ] && [ $# = 0 ]; then

@@ -9,8 +9,9 @@ packages=(
 	# kernel and module builds
 	build-essential bc bison flex libelf-dev libssl-dev cpio kmod xz-utils
 	python3 perl sparse linux-source-6.1 linux-headers-amd64
-	# the build against the 6.12 line's headers (bookworm-security)
-	linux-headers-6.12-amd64
+	# the build against the 6.12 line's headers (bookworm-security), and
+	# its debug test kernel
+	linux-headers-6.12-amd64 linux-source-6.12
 	# the test rig
 	qemu-system-x86 iproute2 procps
 	# the two-VM scenarios check the shared network with ping

@@ -1,13 +1,16 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Build the srdma test kernel from Debian's linux-source-6.1 and cache it.
+# Build an srdma test kernel from Debian's linux-source-LINE and cache it.
 #
-#   tools/kernel/build.sh [debug|plain]     prints the kernel's cache directory
+#   tools/kernel/build.sh [debug|plain] [LINE]
+#       prints the kernel's cache directory; LINE is a kernel line Debian
+#       ships the source of: 6.1 (the default, or $SRDMA_KERNEL_LINE) or 6.12
 #
-# The cache key is made of the inputs: the linux-source-6.1 package version,
-# the config fragments and this script. A second call with the same inputs
-# returns at once. The directory holds:
+# The cache key is made of the inputs: the line, its linux-source package
+# version, the config fragments (base.config, FLAVOUR.config and, if there
+# is one, FLAVOUR-LINE.config) and this script. A second call with the same
+# inputs returns at once. The directory holds:
 #   build/              the O= build tree (KDIR for out-of-tree modules)
 #   bzImage             the kernel to boot
 #   mods/lib/modules/V  the installed modules (stripped)
@@ -15,22 +18,29 @@
 set -euo pipefail
 
 flavour=${1:-debug}
+line=${2:-${SRDMA_KERNEL_LINE:-6.1}}
 here=$(cd "$(dirname "$0")" && pwd)
 cache=${SRDMA_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/srdma}
-tarball=/usr/src/linux-source-6.1.tar.xz
+tarball=/usr/src/linux-source-$line.tar.xz
 
 case $flavour in
 debug) fragments=("$here/base.config" "$here/debug.config") ;;
 plain) fragments=("$here/base.config") ;;
 *) echo "build.sh: unknown flavour '$flavour' (debug or plain)" >&2; exit 2 ;;
 esac
+case $line in
+6.1|6.12) ;;
+*) echo "build.sh: unknown kernel line '$line' (6.1 or 6.12)" >&2; exit 2 ;;
+esac
+# what a line needs beyond the common fragments: symbols only it has
+[ ! -e "$here/$flavour-$line.config" ] || fragments+=("$here/$flavour-$line.config")
 
-srcver=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null) || {
-	echo "build.sh: package linux-source-6.1 is not installed" >&2
+srcver=$(dpkg-query -W -f='${Version}' "linux-source-$line" 2>/dev/null) || {
+	echo "build.sh: package linux-source-$line is not installed" >&2
 	exit 1
 }
-key=$( { echo "$srcver"; cat "${fragments[@]}" "$0"; } | sha256sum | cut -c1-16)
-out=$cache/kernel-$flavour-$key
+key=$( { echo "$line $srcver"; cat "${fragments[@]}" "$0"; } | sha256sum | cut -c1-16)
+out=$cache/kernel-$line-$flavour-$key
 log() { echo "build.sh: $*" >&2; }
 
 if [ -e "$out/done" ]; then

@@ -183,9 +183,10 @@ struct srdma_dev {
 
 	struct xarray qp_xa;
 	u32 qp_next;
-	struct xarray mr_xa;
+	struct xarray mr_xa;		/* MRs and memory windows, by key */
 	u32 mr_next;
 	atomic_t mr_key_gen;
+	spinlock_t mw_lock;		/* guards srdma_mr.num_mw and .dying */
 	struct xarray ah_xa;
 	u32 ah_next;
 	struct xarray srq_xa;
@@ -677,6 +678,7 @@ enum srdma_mr_kind {
 	SRDMA_MR_DMA,		/* all kernel memory, by virtual address */
 	SRDMA_MR_USER,		/* pinned user memory */
 	SRDMA_MR_FAST_REG,	/* pages given by map_mr_sg, valid after REG_MR */
+	SRDMA_MR_MW,		/* a window's key, range, rights (srdma_mw) */
 };
 
 /**
@@ -695,7 +697,10 @@ enum srdma_mr_kind {
  * @first_page_offset: offset of the MR's first byte in its first page (user
  *	MRs: from the umem; fast registration: as mapped by map_mr_sg)
  * @key: the key that finds it now; 0 while a fast registration MR is not
- *       registered (REG_MR sets it, invalidation clears it)
+ *       registered (REG_MR sets it, invalidation clears it), or a window
+ *       is not bound
+ * @num_mw: memory windows bound to it (under srdma_dev.mw_lock)
+ * @dying: being deregistered: no window may bind to it (under mw_lock)
  */
 struct srdma_mr {
 	struct ib_mr ibmr;
@@ -711,6 +716,29 @@ struct srdma_mr {
 	u32 max_pages;
 	u32 first_page_offset;
 	u32 key;
+	u32 num_mw;
+	bool dying;
+};
+
+/**
+ * struct srdma_mw - a memory window (IBTA 10.6.7): type 1, bound by the
+ * ibv_bind_mw() verb, or type 2 (2B), bound by a work request to one QP
+ * @ibmw: the window ib_core knows
+ * @win: its entry in the key table: @win.key answers remote accesses while
+ *       the window is bound (0 otherwise); @win.ibmr.iova, .length and
+ *       .pd and @win.access are the window's
+ * @lock: guards @mr and @qpn against lookups
+ * @mr: the MR it is bound to, referenced; NULL when not bound
+ * @qpn: type 2: the QP it is bound to
+ * @rkey: its current key, bound or not: a bind names the window by it
+ */
+struct srdma_mw {
+	struct ib_mw ibmw;
+	struct srdma_mr win;
+	spinlock_t lock;	/* guards mr and qpn against lookups */
+	struct srdma_mr *mr;
+	u32 qpn;
+	u32 rkey;
 };
 
 static inline struct srdma_mr *to_srdma_mr(struct ib_mr *ibmr)
@@ -743,6 +771,9 @@ int srdma_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
 #define SRDMA_CQ_OVERFLOWED	BIT(2)	/* IB_EVENT_CQ_ERR is due */
 unsigned int srdma_cq_post(struct srdma_cq *cq, const struct ib_wc *wc,
 			   bool solicited);
+#if IS_ENABLED(CONFIG_KUNIT)
+void srdma_wc_to_uverbs(struct ib_uverbs_wc *uwc, const struct ib_wc *wc);
+#endif
 unsigned int srdma_cq_post_wqe(struct srdma_cq *cq, const struct ib_wc *wc,
 			       bool solicited, struct srdma_wq *wq);
 void srdma_cq_notify(struct srdma_cq *cq, unsigned int due);
@@ -759,15 +790,29 @@ int srdma_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 struct srdma_mr *srdma_mr_get(struct srdma_dev *sdev, u32 key);
 void srdma_mr_put(struct srdma_mr *mr);
 int srdma_mr_check_access(int access);
+int srdma_mr_reserve(struct srdma_dev *sdev, struct srdma_mr *mr);
+void srdma_mr_publish(struct srdma_dev *sdev, struct srdma_mr *mr);
+void srdma_mr_withdraw(struct srdma_dev *sdev, struct srdma_mr *mr);
 #if IS_ENABLED(CONFIG_KUNIT)
 u32 srdma_mr_make_key(u32 index, u8 key_byte);
 int srdma_user_mr_check(u64 start, u64 length, u64 iova, u64 max_bytes);
 #endif
 
+/* srdma_mw.c */
+int srdma_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
+int srdma_dealloc_mw(struct ib_mw *ibmw);
+enum ib_wc_status srdma_mw_bind(struct srdma_qp *qp,
+				const struct rxe_send_wr *wr);
+int srdma_mw_invalidate(struct srdma_qp *qp, struct srdma_mr *win);
+int srdma_mw_lookup(struct srdma_qp *qp, struct srdma_mr *win, u64 va,
+		    u64 length, int access, struct srdma_mr **mrp);
+bool srdma_mw_access_ok(struct srdma_mr *mr, u32 key, u64 va, u64 len);
+
 /* srdma_mem.c */
 int srdma_mr_lookup(struct srdma_qp *qp, u32 key, u64 va, u64 length,
 		    int access, struct srdma_mr **mrp);
 bool srdma_mr_access_ok(struct srdma_mr *mr, u32 key, u64 va, u64 len);
+bool srdma_rkey_access_ok(struct srdma_mr *mr, u32 rkey, u64 va, u64 len);
 void srdma_mr_copy(struct srdma_mr *mr, u64 va, void *buf, u32 length,
 		   bool to_mr);
 int srdma_sge_copy(struct srdma_qp *qp, const struct rxe_sge *sge,

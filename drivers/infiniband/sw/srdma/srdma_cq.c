@@ -10,6 +10,7 @@
  * Completion and event handlers run with no srdma lock held
  * (srdma_cq_notify()).
  */
+#include <kunit/visibility.h>
 #include <rdma/uverbs_ioctl.h>
 
 #include "srdma.h"
@@ -124,7 +125,11 @@ int srdma_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 	return 0;
 }
 
-static void srdma_wc_to_uverbs(struct ib_uverbs_wc *uwc, const struct ib_wc *wc)
+/* IBV_WC_WITH_INV of libibverbs, which the uapi headers do not define */
+#define SRDMA_UWC_WITH_INV	BIT(3)
+
+VISIBLE_IF_KUNIT void srdma_wc_to_uverbs(struct ib_uverbs_wc *uwc,
+					 const struct ib_wc *wc)
 {
 	memset(uwc, 0, sizeof(*uwc));
 	uwc->wr_id = wc->wr_id;
@@ -135,13 +140,22 @@ static void srdma_wc_to_uverbs(struct ib_uverbs_wc *uwc, const struct ib_wc *wc)
 	uwc->ex.imm_data = wc->ex.imm_data;
 	uwc->qp_num = wc->qp->qp_num;
 	uwc->src_qp = wc->src_qp;
-	uwc->wc_flags = wc->wc_flags;
+	/*
+	 * The user ABI's flags (ibv_poll_cq(3)) agree with the kernel's on
+	 * GRH and WITH_IMM only: IBV_WC_WITH_INV is bit 3, where
+	 * IB_WC_WITH_INVALIDATE is bit 2 (IBV_WC_IP_CSUM_OK there), and bits
+	 * 4 to 6 are tag matching's. rdma_rxe copies them unchanged.
+	 */
+	uwc->wc_flags = wc->wc_flags & (IB_WC_GRH | IB_WC_WITH_IMM);
+	if (wc->wc_flags & IB_WC_WITH_INVALIDATE)
+		uwc->wc_flags |= SRDMA_UWC_WITH_INV;
 	uwc->pkey_index = wc->pkey_index;
 	uwc->slid = ib_lid_cpu16(wc->slid);
 	uwc->sl = wc->sl;
 	uwc->dlid_path_bits = wc->dlid_path_bits;
 	uwc->port_num = wc->port_num;
 }
+EXPORT_SYMBOL_IF_KUNIT(srdma_wc_to_uverbs);
 
 /**
  * srdma_cq_post() - add a completion

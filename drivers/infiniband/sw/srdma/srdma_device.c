@@ -68,6 +68,7 @@ void srdma_dev_init_attrs(struct srdma_dev *sdev)
 	attr->max_cq = SRDMA_MAX_CQ;
 	attr->max_cqe = SRDMA_MAX_CQE;
 	attr->max_mr = SRDMA_MAX_MR;
+	attr->max_mw = SRDMA_MAX_MR;	/* windows share the MRs' key table */
 	attr->max_pd = SRDMA_MAX_PD;
 	attr->max_qp_rd_atom = SRDMA_MAX_RD_ATOMIC;
 	attr->max_qp_init_rd_atom = SRDMA_MAX_RD_ATOMIC;
@@ -88,11 +89,14 @@ void srdma_dev_init_attrs(struct srdma_dev *sdev)
 				 IB_DEVICE_RC_RNR_NAK_GEN |
 				 IB_DEVICE_SRQ_RESIZE |
 				 IB_DEVICE_MEM_MGT_EXTENSIONS |
+				 IB_DEVICE_MEM_WINDOW |
+				 IB_DEVICE_MEM_WINDOW_TYPE_2B |
 				 IB_DEVICE_ATOMIC_WRITE;
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 
 	xa_init_flags(&sdev->qp_xa, XA_FLAGS_ALLOC);
 	xa_init_flags(&sdev->mr_xa, XA_FLAGS_ALLOC1);
+	spin_lock_init(&sdev->mw_lock);
 	xa_init_flags(&sdev->ah_xa, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
 	/*
 	 * The tables above share one lock class (one xa_init_flags() call
@@ -323,6 +327,7 @@ const struct ib_device_ops srdma_dev_ops = {
 
 	.alloc_hw_port_stats = srdma_alloc_hw_port_stats,
 	.alloc_mr = srdma_alloc_mr,
+	.alloc_mw = srdma_alloc_mw,
 	.attach_mcast = srdma_attach_mcast,
 	.alloc_pd = srdma_alloc_pd,
 	.alloc_ucontext = srdma_alloc_ucontext,
@@ -332,6 +337,7 @@ const struct ib_device_ops srdma_dev_ops = {
 	.create_srq = srdma_create_srq,
 	.create_user_ah = srdma_create_ah,
 	.dealloc_driver = srdma_dealloc_driver,
+	.dealloc_mw = srdma_dealloc_mw,
 	.detach_mcast = srdma_detach_mcast,
 	.dealloc_pd = srdma_dealloc_pd,
 	.dealloc_ucontext = srdma_dealloc_ucontext,
@@ -368,6 +374,7 @@ const struct ib_device_ops srdma_dev_ops = {
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, srdma_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, srdma_cq, ibcq),
+	INIT_RDMA_OBJ_SIZE(ib_mw, srdma_mw, ibmw),
 	INIT_RDMA_OBJ_SIZE(ib_pd, srdma_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_qp, srdma_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_srq, srdma_srq, ibsrq),

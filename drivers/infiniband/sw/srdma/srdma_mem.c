@@ -39,6 +39,21 @@ bool srdma_mr_access_ok(struct srdma_mr *mr, u32 key, u64 va, u64 len)
 EXPORT_SYMBOL_IF_KUNIT(srdma_mr_access_ok);
 
 /**
+ * srdma_rkey_access_ok() - srdma_mr_access_ok() for a remote access, whose
+ * key may be a memory window's
+ * @mr: the MR srdma_mr_lookup() gave for @rkey
+ * @rkey: the key of the access
+ * @va: first byte
+ * @len: bytes
+ */
+bool srdma_rkey_access_ok(struct srdma_mr *mr, u32 rkey, u64 va, u64 len)
+{
+	if (READ_ONCE(mr->key) == rkey)
+		return srdma_mr_access_ok(mr, rkey, va, len);
+	return srdma_mw_access_ok(mr, rkey, va, len);
+}
+
+/**
  * srdma_mr_lookup() - find the MR of a key and check an access to it
  * @qp: the QP the access is for; the MR must be in its PD
  * @key: an lkey or rkey
@@ -46,6 +61,9 @@ EXPORT_SYMBOL_IF_KUNIT(srdma_mr_access_ok);
  * @length: bytes accessed
  * @access: IB_ACCESS_* bits the MR must grant (0 for a local read)
  * @mrp: the MR, referenced, on success
+ *
+ * A memory window's key gives the MR the window is bound to, after the
+ * window's own checks (srdma_mw_lookup()).
  *
  * Return: 0, or -EINVAL for an unknown key or another PD's MR, -EACCES for
  * missing rights, -ERANGE for bytes outside the MR.
@@ -58,6 +76,8 @@ int srdma_mr_lookup(struct srdma_qp *qp, u32 key, u64 va, u64 length,
 	mr = srdma_mr_get(to_srdma_dev(qp->ibqp.device), key);
 	if (!mr)
 		return -EINVAL;
+	if (mr->kind == SRDMA_MR_MW)
+		return srdma_mw_lookup(qp, mr, va, length, access, mrp);
 	if (mr->ibmr.pd != qp->ibqp.pd) {
 		srdma_mr_put(mr);
 		return -EINVAL;
@@ -228,7 +248,8 @@ void srdma_mr_atomic_write(struct srdma_mr *mr, u64 va, u64 value)
 /**
  * srdma_mr_invalidate() - LOCAL_INV, or the invalidation of SEND_WITH_INV
  * @qp: the QP of the work request or of the receive
- * @key: the key of a fast registration MR in the QP's PD
+ * @key: the key of a fast registration MR in the QP's PD, or of a type 2
+ *       memory window (srdma_mw_invalidate())
  *
  * Return: 0, or -EINVAL if @key names no registered MR that may be
  * invalidated.
@@ -236,17 +257,19 @@ void srdma_mr_atomic_write(struct srdma_mr *mr, u64 va, u64 value)
 int srdma_mr_invalidate(struct srdma_qp *qp, u32 key)
 {
 	struct srdma_mr *mr;
+	int err = 0;
 
 	mr = srdma_mr_get(to_srdma_dev(qp->ibqp.device), key);
 	if (!mr)
 		return -EINVAL;
-	if (mr->kind != SRDMA_MR_FAST_REG || mr->ibmr.pd != qp->ibqp.pd) {
-		srdma_mr_put(mr);
-		return -EINVAL;
-	}
-	WRITE_ONCE(mr->key, 0);
+	if (mr->kind == SRDMA_MR_MW)
+		err = srdma_mw_invalidate(qp, mr);
+	else if (mr->kind != SRDMA_MR_FAST_REG || mr->ibmr.pd != qp->ibqp.pd)
+		err = -EINVAL;
+	else
+		WRITE_ONCE(mr->key, 0);
 	srdma_mr_put(mr);
-	return 0;
+	return err;
 }
 
 /**

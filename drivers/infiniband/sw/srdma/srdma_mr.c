@@ -8,6 +8,7 @@
  * its MR was deregistered does not find the MR that reuses its index. The
  * lkey and the rkey are the same key. Lookups take no lock: the table is
  * an xarray read under RCU, and a reference keeps the MR while it is used.
+ * Memory windows (srdma_mw.c) take their keys from the same table.
  */
 #include <kunit/visibility.h>
 #include <linux/scatterlist.h>
@@ -50,7 +51,7 @@ int srdma_mr_check_access(int access)
 {
 	const int supported = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
 			      IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC |
-			      IB_ACCESS_RELAXED_ORDERING;
+			      IB_ACCESS_MW_BIND | IB_ACCESS_RELAXED_ORDERING;
 
 	if (access & ~supported)
 		return -EOPNOTSUPP;
@@ -61,12 +62,38 @@ int srdma_mr_check_access(int access)
 }
 EXPORT_SYMBOL_IF_KUNIT(srdma_mr_check_access);
 
+/**
+ * srdma_mr_reserve() - an index of the key table for @mr, and its first key
+ * (in its lkey and rkey); nothing finds it before srdma_mr_publish()
+ * @sdev: the device
+ * @mr: an MR or a window's entry, zeroed but for its kind
+ *
+ * Return: 0, or -ENOMEM if the table is full.
+ */
+int srdma_mr_reserve(struct srdma_dev *sdev, struct srdma_mr *mr)
+{
+	u32 index, key;
+	int err;
+
+	refcount_set(&mr->refs, 1);
+	init_completion(&mr->released);
+	err = xa_alloc_cyclic(&sdev->mr_xa, &index, NULL,
+			      XA_LIMIT(1, min_t(u32, SRDMA_MR_INDEX_MAX,
+						sdev->attr.max_mr)),
+			      &sdev->mr_next, GFP_KERNEL);
+	if (err < 0)
+		return err == -EBUSY ? -ENOMEM : err;
+	key = srdma_mr_make_key(index, atomic_inc_return(&sdev->mr_key_gen));
+	mr->ibmr.lkey = key;
+	mr->ibmr.rkey = key;
+	return 0;
+}
+
 static struct srdma_mr *srdma_mr_alloc(struct ib_pd *ibpd, int access,
 				       enum srdma_mr_kind kind)
 {
 	struct srdma_dev *sdev = to_srdma_dev(ibpd->device);
 	struct srdma_mr *mr;
-	u32 index, key;
 	int err;
 
 	err = srdma_mr_check_access(access);
@@ -80,28 +107,20 @@ static struct srdma_mr *srdma_mr_alloc(struct ib_pd *ibpd, int access,
 		return ERR_PTR(-ENOMEM);
 	mr->kind = kind;
 	mr->access = access;
-	refcount_set(&mr->refs, 1);
-	init_completion(&mr->released);
-
 	/* reserve the index first, publish the MR once it is complete */
-	err = xa_alloc_cyclic(&sdev->mr_xa, &index, NULL,
-			      XA_LIMIT(1, min_t(u32, SRDMA_MR_INDEX_MAX,
-						sdev->attr.max_mr)),
-			      &sdev->mr_next, GFP_KERNEL);
-	if (err < 0) {
+	err = srdma_mr_reserve(sdev, mr);
+	if (err) {
 		kfree(mr);
-		return ERR_PTR(err == -EBUSY ? -ENOMEM : err);
+		return ERR_PTR(err);
 	}
-	key = srdma_mr_make_key(index, atomic_inc_return(&sdev->mr_key_gen));
-	mr->ibmr.lkey = key;
-	mr->ibmr.rkey = key;
 	return mr;
 }
 
-static void srdma_mr_publish(struct srdma_dev *sdev, struct srdma_mr *mr)
+/* lookups find @mr from now on */
+void srdma_mr_publish(struct srdma_dev *sdev, struct srdma_mr *mr)
 {
-	/* a fast registration MR answers to no key until REG_MR */
-	if (mr->kind != SRDMA_MR_FAST_REG)
+	/* fast registration MRs and windows answer to no key until bound */
+	if (mr->kind != SRDMA_MR_FAST_REG && mr->kind != SRDMA_MR_MW)
 		mr->key = mr->ibmr.lkey;
 	xa_store(&sdev->mr_xa, srdma_mr_key_index(mr->ibmr.lkey), mr,
 		 GFP_KERNEL);
@@ -298,15 +317,35 @@ int srdma_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 	return n;
 }
 
+/**
+ * srdma_mr_withdraw() - no lookup finds @mr from now on; returns once
+ * those in progress are done with it
+ * @sdev: the device
+ * @mr: a published MR or window entry
+ */
+void srdma_mr_withdraw(struct srdma_dev *sdev, struct srdma_mr *mr)
+{
+	xa_erase(&sdev->mr_xa, srdma_mr_key_index(mr->ibmr.lkey));
+	srdma_mr_put(mr);
+	wait_for_completion(&mr->released);
+}
+
+/* An MR with windows bound to it stays (-EBUSY; IBTA 10.6.7.2.6). */
 int srdma_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
 	struct srdma_dev *sdev = to_srdma_dev(ibmr->device);
 	struct srdma_mr *mr = to_srdma_mr(ibmr);
+	unsigned long flags;
 
-	/* no new lookup finds it; wait for those in progress */
-	xa_erase(&sdev->mr_xa, srdma_mr_key_index(ibmr->lkey));
-	srdma_mr_put(mr);
-	wait_for_completion(&mr->released);
+	spin_lock_irqsave(&sdev->mw_lock, flags);
+	mr->dying = !mr->num_mw;
+	spin_unlock_irqrestore(&sdev->mw_lock, flags);
+	if (!mr->dying) {
+		ibdev_dbg(&sdev->ib_dev, "MR %#x: windows are bound to it\n",
+			  ibmr->lkey);
+		return -EBUSY;
+	}
+	srdma_mr_withdraw(sdev, mr);
 
 	if (mr->umem)
 		ib_umem_release(mr->umem);

@@ -14,8 +14,9 @@
  *
  * Go-back-N: the completer rewinds the requester to the oldest PSN not
  * acknowledged (srdma_req_rewind()), which sends again from there with the
- * same PSNs; a read is asked again for the bytes still missing. LOCAL_INV
- * and REG_MR execute when the requester reaches them and complete in order.
+ * same PSNs; a read is asked again for the bytes still missing. LOCAL_INV,
+ * REG_MR and BIND_MW execute when the requester reaches them and complete
+ * in order.
  * A transmit the netdev refuses is retried later (srdma_qp_xmit_refused());
  * an RC requester refused with nothing in flight fails with RETRY_EXC_ERR
  * after as long as an ACK timeout would make it; UC loses the packet
@@ -141,8 +142,10 @@ static enum ib_wc_status srdma_swqe_check(struct srdma_qp *qp,
 	enum ib_wc_status status;
 	u32 length;
 
+	/* REG_MR names a kernel MR; a process's BIND_MW, its own window */
 	if (!srdma_send_opcode_ok(qp->ibqp.qp_type, opcode) ||
-	    (qp->user && opcode == IB_WR_REG_MR))
+	    (qp->user && opcode == IB_WR_REG_MR) ||
+	    (!qp->user && opcode == IB_WR_BIND_MW))
 		return IB_WC_LOC_QP_OP_ERR;
 	status = srdma_swqe_length(wqe, qp->sq.max_sge,
 				   qp->sq.max_inline_bytes, &length);
@@ -314,19 +317,26 @@ int srdma_swqe_copy(struct srdma_qp *qp, struct srdma_swqe *swqe, u64 offset,
 			      offset, buf, len, false) ? -EACCES : 0;
 }
 
-/* LOCAL_INV and REG_MR: executed in order, when the requester gets there */
+/*
+ * LOCAL_INV, REG_MR and BIND_MW: executed in order, when the requester
+ * gets there
+ */
 static void srdma_req_local_op(struct srdma_qp *qp, struct srdma_swqe *swqe)
 {
 	struct rxe_send_wr *wr = &swqe->wqe.wr;
 	int err;
 
+	swqe->state = SRDMA_SWQE_DONE;
+	if (wr->opcode == IB_WR_BIND_MW) {
+		swqe->status = srdma_mw_bind(qp, wr);
+		return;
+	}
 	if (wr->opcode == IB_WR_LOCAL_INV)
 		err = srdma_mr_invalidate(qp, wr->ex.invalidate_rkey);
 	else
 		err = srdma_mr_register(qp, wr->wr.reg.mr, wr->wr.reg.key,
 					wr->wr.reg.access);
 	swqe->status = err ? IB_WC_LOC_QP_OP_ERR : IB_WC_SUCCESS;
-	swqe->state = SRDMA_SWQE_DONE;
 }
 
 static u32 srdma_swqe_npsn(struct srdma_qp *qp, struct srdma_swqe *swqe)
@@ -541,7 +551,8 @@ static bool srdma_req_rc_step(struct srdma_qp *qp, struct srdma_swqe *swqe)
 		if (srdma_qp_state(qp) == IB_QPS_SQD)
 			return false;
 		if (swqe->wqe.wr.opcode == IB_WR_LOCAL_INV ||
-		    swqe->wqe.wr.opcode == IB_WR_REG_MR) {
+		    swqe->wqe.wr.opcode == IB_WR_REG_MR ||
+		    swqe->wqe.wr.opcode == IB_WR_BIND_MW) {
 			srdma_req_local_op(qp, swqe);
 			srdma_req_advance(qp);
 			return true;

@@ -298,8 +298,8 @@ static unsigned int srdma_resp_send_read(struct srdma_qp *qp)
 						     SRDMA_AETH_CREDITS_NONE,
 						     resp->msn);
 		}
-		if (n && !srdma_mr_access_ok(resp->read_mr, resp->read_rkey,
-					     resp->read_va, n)) {
+		if (n && !srdma_rkey_access_ok(resp->read_mr, resp->read_rkey,
+					       resp->read_va, n)) {
 			/* the MR went since the READ was checked */
 			kfree_skb(skb);
 			srdma_resp_fail(qp, resp->read_psn, SRDMA_RESP_ACCESS);
@@ -438,7 +438,7 @@ static enum srdma_resp_verdict srdma_resp_write(struct srdma_qp *qp,
 	if (len > resp->resid || ((flags & SRDMA_OP_LAST) && len != resp->resid))
 		return SRDMA_RESP_INVALID;
 	if (len) {
-		if (!srdma_mr_access_ok(resp->mr, resp->rkey, resp->va, len))
+		if (!srdma_rkey_access_ok(resp->mr, resp->rkey, resp->va, len))
 			return SRDMA_RESP_ACCESS;
 		srdma_mr_copy(resp->mr, resp->va,
 			      (u8 *)bth + srdma_op_hdr_bytes(bth->opcode), len,

@@ -30,6 +30,7 @@ static const u32 srdma_send_opcode_qp_types[] = {
 	[IB_WR_LOCAL_INV] = QPT(RC) | QPT(UC),
 	[IB_WR_REG_MR] = QPT(RC) | QPT(UC),
 	[IB_WR_ATOMIC_WRITE] = QPT(RC),
+	[IB_WR_BIND_MW] = QPT(RC) | QPT(UC),
 };
 
 /* the completion opcode of each send opcode */
@@ -45,6 +46,7 @@ static const u8 srdma_send_wc_opcode[] = {
 	[IB_WR_LOCAL_INV] = IB_WC_LOCAL_INV,
 	[IB_WR_REG_MR] = IB_WC_REG_MR,
 	[IB_WR_ATOMIC_WRITE] = IB_WC_ATOMIC_WRITE,
+	[IB_WR_BIND_MW] = IB_WC_BIND_MW,
 };
 
 bool srdma_send_opcode_ok(enum ib_qp_type type, u32 opcode)
@@ -77,9 +79,13 @@ static int srdma_send_wr_check(struct srdma_qp *qp,
 {
 	enum ib_qp_type type = qp->ibqp.qp_type;
 
-	/* a process's ATOMIC WRITE carries its 8 bytes; ib_send_wr cannot */
+	/*
+	 * A process's ATOMIC WRITE carries its 8 bytes, which ib_send_wr
+	 * cannot; memory windows are for processes only
+	 */
 	if (!srdma_send_opcode_ok(type, wr->opcode) ||
-	    wr->opcode == IB_WR_ATOMIC_WRITE || wr->num_sge < 0 ||
+	    wr->opcode == IB_WR_ATOMIC_WRITE || wr->opcode == IB_WR_BIND_MW ||
+	    wr->num_sge < 0 ||
 	    length > SRDMA_MAX_MSG_BYTES)
 		return -EINVAL;
 	if (wr->send_flags & IB_SEND_INLINE) {
