@@ -2,7 +2,7 @@
 /*
  * atomic_write_hosts: ATOMIC_WRITE between two hosts, so that one RDMA
  * device is tested against another (srdma against rdma_rxe of 6.2 and
- * later: tools/distro/atomic_write.sh).
+ * later: tools/distro/rxe_interop.sh).
  *
  *   atomic_write_hosts DEVICE                  the responder; waits for
  *                                              the requester on TCP PORT

@@ -3,7 +3,7 @@
  * rc_verbs: the RC data path through libibverbs, two QPs connected to each
  * other in one process.
  *
- *   rc_verbs [-x rxe] [-A] DEVICE [DEVICE2]
+ *   rc_verbs [-x rxe] DEVICE [DEVICE2]
  *
  * With one device the two QPs talk through its loopback; with two (srdma0
  * on veth0, srdma1 on veth1 in another namespace) end a is on DEVICE and
@@ -69,9 +69,6 @@
  * Everything else behaves as the IBTA says on rxe, including the flush of
  * every WR behind an error, both QPs in ERR after a NAK, the responder in
  * RTS after RNR NAKs, and retry_cnt 2 failing after three timeouts.
- *
- * -A runs the first SEND and the ATOMIC_WRITE cases only (against rdma_rxe
- * 6.12, which has ATOMIC_WRITE: tools/distro/atomic_write.sh).
  *
  * Output is TAP, the plan at the end; exit status 0 if every check passed
  * (TODOs aside), 1 if one failed, 2 if the devices cannot be used at all.
@@ -143,7 +140,6 @@ struct test {
 	unsigned long long wr_id;	/* the last one used */
 	unsigned int seed;		/* the last pattern used */
 	bool rxe;			/* -x rxe */
-	bool atomic_write_only;		/* -A */
 	unsigned int todo;		/* TODO checks */
 	unsigned int todo_failed;	/* of them, not ok */
 };
@@ -2164,7 +2160,7 @@ static bool first_send(struct test *t, struct rc_pair *p)
 
 static int bad_usage(const char *prog)
 {
-	fprintf(stderr, "%s [-x rxe] [-A] DEVICE [DEVICE2]\n", prog);
+	fprintf(stderr, "%s [-x rxe] DEVICE [DEVICE2]\n", prog);
 	return 2;
 }
 
@@ -2190,13 +2186,10 @@ int main(int argc, char **argv)
 	unsigned int i;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "x:A")) != -1) {
-		if (opt == 'A')
-			t->atomic_write_only = true;
-		else if (opt == 'x' && !strcmp(optarg, "rxe"))
-			t->rxe = true;
-		else
+	while ((opt = getopt(argc, argv, "x:")) != -1) {
+		if (opt != 'x' || strcmp(optarg, "rxe"))
 			return bad_usage(argv[0]);
+		t->rxe = true;
 	}
 	if (optind >= argc || argc - optind > 2)
 		return bad_usage(argv[0]);
@@ -2235,11 +2228,6 @@ int main(int argc, char **argv)
 		       p.a.qp->qp_num, p.b.qp->qp_num);
 		return 1;
 	}
-	if (t->atomic_write_only) {
-		rc_pair_destroy(&p);
-		test_atomic_write(t);
-		goto done;
-	}
 	test_sizes(t, &p);
 	test_atomics(t, &p);
 	test_sges(t, &p);
@@ -2265,7 +2253,6 @@ int main(int argc, char **argv)
 	test_peer_gone(t, true);
 	test_peer_gone(t, false);
 	test_retry_7(t);
-done:
 
 	rc_buf_free(&t->ba);
 	rc_buf_free(&t->bb);

@@ -7,8 +7,9 @@
 # Debian's archive, if missing), srdma.ko is built from the srdma-dkms
 # package's source (make deb) against those headers with the command
 # dkms.conf gives DKMS, and two VMs of that kernel run tools/distro/pair.sh.
-# On a kernel whose rdma_rxe has ATOMIC_WRITE (6.2 and later), two more VMs
-# run tools/distro/atomic_write.sh: srdma against that rdma_rxe, both ways.
+# On a kernel of 6.2 or later (whose rdma_rxe has ATOMIC_WRITE), two more
+# VMs run tools/distro/rxe_interop.sh: srdma against that kernel's rdma_rxe,
+# both ways.
 # Ends with "N passed, N failed". What it adds to the scenarios is the
 # kernels' own configuration (FORTIFY_SOURCE and the rest of Debian's
 # hardening, module signing) and 6.12's RDMA core; a stock kernel boots
@@ -94,8 +95,8 @@ for line in "${lines[@]}"; do
 	stock_pair "$release" "$module" tools/distro/pair.sh vm 900 \
 		"two VMs, RC tools between them, no kernel report"
 	[ "$(printf '%s\n' 6.2 "$release" | sort -V | head -n 1)" = 6.2 ] || continue
-	stock_pair "$release" "$module" tools/distro/atomic_write.sh atomic_write 300 \
-		"ATOMIC_WRITE between srdma and this kernel's rdma_rxe, both ways"
+	stock_pair "$release" "$module" tools/distro/rxe_interop.sh rxe_interop 600 \
+		"srdma and this kernel's rdma_rxe, both ways: RC tools and ATOMIC_WRITE"
 done
 echo "$passed passed, $failed failed"
 [ $failed = 0 ]

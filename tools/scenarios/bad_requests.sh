@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
-# rdma link add refuses bad requests with a clear error and changes nothing.
+# rdma link add refuses bad requests with a clear error and changes nothing;
+# so does srdma-rate's QP listing of a device that does not exist.
 . "$(dirname "$0")/lib.sh"
 
 veth_pair
@@ -28,6 +29,16 @@ check_fails "second device: not made" ib_exists srdma9
 check_fails "a name already taken is refused" \
 	rdma link add srdma0 type srdma netdev veth1
 check "the first device is unharmed" port_is srdma0 ACTIVE
+
+# srdma-rate's QP listing is a netlink dump, whose attributes come through
+# a shim of srdma_compat.h (srdma_dump_attrs()): the device named is found,
+# an unknown one refused (this scenario runs on the 6.12 line too)
+rate_tool=$(readlink -f "$(dirname "$0")/../srdma-rate/srdma-rate")
+check "srdma-rate qp show srdma0: a dump of the device's QPs" \
+	"$rate_tool" qp show srdma0
+check_match "srdma-rate qp show nosuch0: no such device" "no srdma device" \
+	"$rate_tool" qp show nosuch0
+check_fails "srdma-rate qp show nosuch0 fails" "$rate_tool" qp show nosuch0
 check "rdma link delete srdma0" rdma link delete srdma0
 
 # rdma_rxe binds UDP 4791 in this namespace when it loads.
