@@ -788,6 +788,8 @@ int srdma_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 		    unsigned int *sg_offset);
 int srdma_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 struct srdma_mr *srdma_mr_get(struct srdma_dev *sdev, u32 key);
+struct srdma_mr *srdma_mr_get_index(struct srdma_dev *sdev, u32 key);
+bool srdma_mr_same_index(u32 a, u32 b);
 void srdma_mr_put(struct srdma_mr *mr);
 int srdma_mr_check_access(int access);
 int srdma_mr_reserve(struct srdma_dev *sdev, struct srdma_mr *mr);

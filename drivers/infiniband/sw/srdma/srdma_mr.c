@@ -32,9 +32,20 @@ VISIBLE_IF_KUNIT u32 srdma_mr_make_key(u32 index, u8 key_byte)
 }
 EXPORT_SYMBOL_IF_KUNIT(srdma_mr_make_key);
 
+/* the table index of a key */
 static u32 srdma_mr_key_index(u32 key)
 {
 	return key >> SRDMA_MR_KEY_BYTE_BITS;
+}
+
+/**
+ * srdma_mr_same_index() - whether two keys name the same table entry
+ * @a: a key
+ * @b: another
+ */
+bool srdma_mr_same_index(u32 a, u32 b)
+{
+	return srdma_mr_key_index(a) == srdma_mr_key_index(b);
 }
 
 /**
@@ -133,6 +144,21 @@ static void srdma_mr_unreserve(struct srdma_dev *sdev, struct srdma_mr *mr)
 	kfree(mr);
 }
 
+/* the entry of @key's table index, held; its key byte must match if asked */
+static struct srdma_mr *srdma_mr_find(struct srdma_dev *sdev, u32 key,
+				      bool key_byte_too)
+{
+	struct srdma_mr *mr;
+
+	rcu_read_lock();
+	mr = xa_load(&sdev->mr_xa, srdma_mr_key_index(key));
+	if (mr && ((key_byte_too && READ_ONCE(mr->key) != key) ||
+		   !refcount_inc_not_zero(&mr->refs)))
+		mr = NULL;
+	rcu_read_unlock();
+	return mr;
+}
+
 /**
  * srdma_mr_get() - find an MR by lkey or rkey and hold it
  * @sdev: the device
@@ -142,17 +168,22 @@ static void srdma_mr_unreserve(struct srdma_dev *sdev, struct srdma_mr *mr)
  */
 struct srdma_mr *srdma_mr_get(struct srdma_dev *sdev, u32 key)
 {
-	struct srdma_mr *mr;
-
-	rcu_read_lock();
-	mr = xa_load(&sdev->mr_xa, srdma_mr_key_index(key));
-	if (mr && (READ_ONCE(mr->key) != key ||
-		   !refcount_inc_not_zero(&mr->refs)))
-		mr = NULL;
-	rcu_read_unlock();
-	return mr;
+	return srdma_mr_find(sdev, key, true);
 }
 EXPORT_SYMBOL_IF_KUNIT(srdma_mr_get);
+
+/**
+ * srdma_mr_get_index() - the entry at the table index of @key, whatever key
+ * it answers to now (an unbound window answers to none), held
+ * @sdev: the device
+ * @key: a key of the entry, its key byte ignored
+ *
+ * Return: the entry, to be released with srdma_mr_put(), or NULL.
+ */
+struct srdma_mr *srdma_mr_get_index(struct srdma_dev *sdev, u32 key)
+{
+	return srdma_mr_find(sdev, key, false);
+}
 
 /**
  * srdma_mr_put() - release an MR from srdma_mr_get()

@@ -51,11 +51,12 @@ int srdma_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
 	return 0;
 }
 
-/* the window lets go of its MR; under mw->lock */
+/* the window lets go of its MR */
 static void srdma_mw_unbind(struct srdma_dev *sdev, struct srdma_mw *mw)
 {
 	unsigned long flags;
 
+	lockdep_assert_held(&mw->lock);
 	WRITE_ONCE(mw->win.key, 0);
 	if (!mw->mr)
 		return;
@@ -137,17 +138,17 @@ enum ib_wc_status srdma_mw_bind(struct srdma_qp *qp,
 	unsigned long flags;
 	bool type2;
 
-	if ((key ^ rkey) >> 8 || (wr->wr.mw.access & ~SRDMA_MW_ACCESS))
+	if (!srdma_mr_same_index(key, rkey) ||
+	    (wr->wr.mw.access & ~SRDMA_MW_ACCESS))
 		return IB_WC_MW_BIND_ERR;
-	/* the entry by its index: an unbound window answers to no key */
-	rcu_read_lock();
-	win = xa_load(&sdev->mr_xa, key >> 8);
-	if (win && (win->kind != SRDMA_MR_MW ||
-		    !refcount_inc_not_zero(&win->refs)))
-		win = NULL;
-	rcu_read_unlock();
+	/* by its index: an unbound window answers to no key */
+	win = srdma_mr_get_index(sdev, key);
 	if (!win)
 		return IB_WC_MW_BIND_ERR;
+	if (win->kind != SRDMA_MR_MW) {
+		srdma_mr_put(win);
+		return IB_WC_MW_BIND_ERR;
+	}
 	mw = to_srdma_mw(win);
 	type2 = mw->ibmw.type == IB_MW_TYPE_2;
 	status = IB_WC_MW_BIND_ERR;
