@@ -21,6 +21,8 @@
 #     QP): each within 5 %;
 #   - no retransmission and no ACK timeout on either device meanwhile, and
 #     the throttling counted.
+# A run with a rate more than 5 % off is made once more, and the second
+# one is checked (the output's end names such runs).
 # Then the administrator's errors: an unknown device, a QP that does not
 # exist or is another device's, a rate above the port's speed, an absurd
 # burst. RATE_SECONDS (default 4) is each run's length: by hand it runs
@@ -43,6 +45,7 @@ seconds=${RATE_SECONDS:-4}
 table=$SRDMA_RESULTS/rate-table.txt
 : > "$table"
 runs=0
+retried=()
 
 # rate [-c AT:LIMIT] [-u | -r] LIMIT...: rate_bw with these limits
 # (kbit/s, 0: none); its output, and the retransmissions and ACK timeouts
@@ -77,12 +80,39 @@ achieved() {
 	awk -v q="$1" -v w="${2:-result}" '$1 == w && $2 == q { print $5 }' "$out"
 }
 
+# near LIMIT ACHIEVED PERCENT: ACHIEVED is within PERCENT of LIMIT
+near() {
+	awk -v l="$1" -v a="$2" -v p="$3" \
+		'BEGIN { e = (a - l) * 100 / l; exit !(a != "" && e <= p && e >= -p) }'
+}
+
 # within LIMIT ACHIEVED PERCENT DESCRIPTION: a row of the table, and a check
 within() {
 	local err
 	err=$(awk -v l="$1" -v a="$2" 'BEGIN { printf "%+.2f", (a - l) * 100 / l }')
 	echo "| $4 | $1 | $2 | $err % |" >> "$table"
-	awk -v e="$err" -v p="$3" 'BEGIN { exit !(e <= p && e >= -p) }'
+	near "$1" "$2" "$3"
+}
+
+# measure EXPECT... -- RATE-ARGS: rate RATE-ARGS; if a QP's rate of EXPECT
+# (LIMIT:QP, or LIMIT:QP:changed) is more than 5 % off, the run is made
+# once more and the second counts. The host CI shares can slow a 4 s run
+# for a second (a QP at 34 Mbit/s once got -6.4 %); a limiter that is
+# wrong is wrong twice.
+measure() {
+	local exp=() e l q w a
+	while [ "$1" != -- ]; do exp+=("$1"); shift; done
+	shift
+	rate "$@" || return
+	for e in "${exp[@]}"; do
+		IFS=: read -r l q w <<< "$e"
+		a=$(achieved "$q" "$w")
+		if ! near "$l" "$a" 5; then
+			retried+=("run $runs: QP $q${w:+ ($w)} achieved ${a:-nothing} of $l kbit/s, measured again")
+			rate "$@"
+			return
+		fi
+	done
 }
 
 min_unlimited=40000
@@ -104,13 +134,14 @@ check "one unlimited QP reaches $min_unlimited kbit/s ($max)" test "$max" -ge $m
 # 10 and 30 Mbit/s always; faster ones as far as 80 % of max
 for limit in 10000 30000 100000 300000 1000000 3000000; do
 	[ $limit -le 30000 ] || [ $((limit * 10)) -le $((max * 8)) ] || break
-	check "one QP at $limit kbit/s: completes" rate "$limit"
+	check "one QP at $limit kbit/s: completes" measure "$limit:0" -- "$limit"
 	check "one QP at $limit kbit/s: within 5 %" \
 		within "$limit" "$(achieved 0)" 5 "one QP"
 done
 
 l1=$((max / 5 / 1000 * 1000)) l2=$((max * 2 / 5 / 1000 * 1000))
-check "two QPs at $l1 and $l2 kbit/s: complete" rate "$l1" "$l2"
+check "two QPs at $l1 and $l2 kbit/s: complete" \
+	measure "$l1:0" "$l2:1" -- "$l1" "$l2"
 check "two QPs: the first within 5 % of $l1" within "$l1" "$(achieved 0)" 5 "two QPs, first"
 check "two QPs: the second within 5 % of $l2" within "$l2" "$(achieved 1)" 5 "two QPs, second"
 
@@ -123,12 +154,12 @@ check "two unlimited QPs share evenly: $a and $b kbit/s within 10 %" \
 l1=$((max / 10 / 1000 * 1000))
 at=$(awk -v s="$seconds" 'BEGIN { print s / 2 }')
 check "one QP at $l1 kbit/s, then $l2 from ${at} s on: completes" \
-	rate -c "$at:$l2" "$l1"
+	measure "$l1:0" "$l2:0:changed" -- -c "$at:$l2" "$l1"
 check "before the change: within 5 % of $l1" within "$l1" "$(achieved 0)" 5 "before a live change"
 check "after the change: within 5 % of $l2" within "$l2" "$(achieved 0 changed)" 5 "after a live change"
 
 l=$((max / 4 / 1000 * 1000))
-check "a QP at $l kbit/s next to an unlimited one: complete" rate "$l" 0
+check "a QP at $l kbit/s next to an unlimited one: complete" measure "$l:0" -- "$l" 0
 check "the limited QP within 5 % of $l" within "$l" "$(achieved 0)" 5 "limited, next to unlimited"
 u=$(achieved 1)
 echo "| unlimited, next to limited | - | $u | - |" >> "$table"
@@ -138,9 +169,9 @@ check "the unlimited QP gets at least 70 % of the rest ($u of $((max - l)) kbit/
 # the other senders the bucket paces: UC requests, an RC responder's
 # read responses
 l=$((max * 3 / 10 / 1000 * 1000))
-check "a UC QP at $l kbit/s: completes" rate -u "$l"
+check "a UC QP at $l kbit/s: completes" measure "$l:0" -- -u "$l"
 check "the UC QP within 5 % of $l" within "$l" "$(achieved 0)" 5 "UC WRITE"
-check "RDMA READ, the responder at $l kbit/s: completes" rate -r "$l"
+check "RDMA READ, the responder at $l kbit/s: completes" measure "$l:0" -- -r "$l"
 check "the read responses within 5 % of $l" within "$l" "$(achieved 0)" 5 "READ responses"
 
 # unchanged NAME BEFORE: the counter NAME of both devices is still BEFORE;
@@ -182,4 +213,5 @@ echo "# Ethernet frames; each run's output in $SRDMA_RESULTS/rate-N.out"
 echo "# | run | configured | achieved | error |"
 echo "# |---|---:|---:|---:|"
 sed 's/^/# /' "$table"
+for r in "${retried[@]}"; do echo "# $r"; done
 finish
