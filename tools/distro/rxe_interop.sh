@@ -5,7 +5,8 @@
 # a kernel), and they talk both ways: stock RC tools with the data checked
 # (ibv_rc_pingpong -c, ib_write_bw, ib_read_lat), then
 # tests/atomic_write_hosts (ATOMIC_WRITE, which rdma_rxe has since 6.2:
-# values placed, an MR without REMOTE_WRITE refused).
+# values placed, an MR without REMOTE_WRITE refused), then RoCEv2 over
+# IPv6 (RC, UD, rdma_cm).
 prog=$(dirname "$0")/../../tests/bin/atomic_write_hosts
 . "$(dirname "$0")/../scenarios/lib.sh"
 
@@ -36,5 +37,61 @@ check "both hosts are ready for ATOMIC_WRITE" rc_barrier aw
 aw_run atomic_write_srdma_responds a
 aw_run atomic_write_rxe_responds b
 check "both hosts are done" rc_barrier aw_done
+
+# RoCEv2 over IPv6, both ways: RC and UD pingpong and rping -V (rdma_cm
+# resolving an IPv6 address) on the GID of each host's IPv6 address (the
+# VM runner gives eth0 one); host a captures them, and every frame is
+# IPv6 with a correct ICRC
+my6=fd00:5264:6d61::1 peer6=fd00:5264:6d61::2
+[ "$SRDMA_ROLE" = a ] || { my6=$peer6 peer6=fd00:5264:6d61::1; }
+modprobe rdma_ucm
+check "$dev: a RoCEv2 GID for $my6" wait_until 10 rocev2_gid_index "$dev" "$my6"
+rc_server_gid=$(rocev2_gid_index "$dev" "$my6")
+rc_client_gid=$rc_server_gid
+pcap=$SRDMA_RESULTS/ipv6.pcap
+if [ "$SRDMA_ROLE" = a ]; then
+	timeout 300 tcpdump -Z root -U -n -i eth0 -w "$pcap" udp port 4791 \
+		2> "$SRDMA_RESULTS/tcpdump.log" &
+	tcpdump_pid=$!
+	check "tcpdump captures RoCEv2 on eth0" \
+		wait_until 30 grep -q 'listening on eth0' "$SRDMA_RESULTS/tcpdump.log"
+fi
+check "both hosts are ready for IPv6" rc_barrier ipv6
+
+# rping_ipv6 NAME SERVER_HOST: rping -V, 10 pings, the server on that host
+rping_ipv6() {
+	local out=$SRDMA_RESULTS/$1 pid
+	if [ "$SRDMA_ROLE" = "$2" ]; then
+		timeout 60 rping -s -a "$my6" -C 10 -V > "$out.server" 2>&1 &
+		pid=$!
+		wait_until 20 sh -c "rdma resource show cm_id | grep -q 'state LISTEN'"
+		rc_barrier "$1"
+		check "$1: rping server ends well" wait $pid
+	else
+		rc_barrier "$1"
+		check_match "$1: rping -V client to $peer6" "ping data: rdma-ping-9: " \
+			timeout 50 rping -c -a "$peer6" -C 10 -V -v
+	fi
+}
+
+rc_serve b
+rc_test "IPv6, srdma to rdma_rxe: ibv_rc_pingpong" ibv_rc_pingpong -s 4096 -n 10 -c
+rc_test "IPv6, srdma to rdma_rxe: ibv_ud_pingpong" ibv_ud_pingpong -s 512 -n 10 -c
+rping_ipv6 rping_srdma_to_rxe b
+rc_serve a
+rc_test "IPv6, rdma_rxe to srdma: ibv_rc_pingpong" ibv_rc_pingpong -s 4096 -n 10 -c
+rc_test "IPv6, rdma_rxe to srdma: ibv_ud_pingpong" ibv_ud_pingpong -s 512 -n 10 -c
+rping_ipv6 rping_rxe_to_srdma a
+check "both hosts are done with IPv6" rc_barrier ipv6_done
+if [ "$SRDMA_ROLE" = a ]; then
+	sleep 1
+	kill "$tcpdump_pid"
+	wait "$tcpdump_pid"
+	check_match "the IPv6 capture holds RoCEv2 over IPv6" 'IP6 .*4791' \
+		tcpdump -n -r "$pcap" -c 5
+	check_no_match "and no RoCEv2 over IPv4" '^[0-9:.]+ IP ' tcpdump -n -r "$pcap"
+	check "roce_icrc.py: every ICRC of the IPv6 capture is correct" \
+		python3 "$(dirname "$0")/../scenarios/roce_icrc.py" "$pcap"
+fi
 check "rdma link delete $dev" rdma link delete "$dev"
 finish

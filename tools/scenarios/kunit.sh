@@ -10,17 +10,8 @@
 dmesg -C
 # srdma_verbs' vt_allocation_failures asks for allocation failures around
 # its verbs (make_it_fail): 10 % of the allocations of the tasks that ask
-fail_on() {
-	local f d=/sys/kernel/debug
-	for f in failslab fail_page_alloc; do
-		echo 10 > $d/$f/probability && echo 1 > $d/$f/interval &&
-		echo -1 > $d/$f/times && echo 0 > $d/$f/verbose &&
-		echo Y > $d/$f/task-filter && echo N > $d/$f/ignore-gfp-wait ||
-			return 1
-	done
-	echo N > $d/fail_page_alloc/ignore-gfp-highmem
-}
-check "failslab and fail_page_alloc for the tasks that ask" fail_on
+check "failslab and fail_page_alloc for the tasks that ask" \
+	fail_tasks_allocations 10 N
 check "modprobe srdma_test (runs the suites)" modprobe srdma_test
 check "every srdma suite reported" test "$(ls -d /sys/kernel/debug/kunit/srdma_* | wc -l)" -gt 0
 dmesg > "$SRDMA_RESULTS/kunit.log"

@@ -139,6 +139,21 @@ trace_srdma_save() { cat $_tracefs/trace > "$1" && trace_srdma_clear; }
 # Load the uverbs stack as rdma-core's udev rules do on a real machine.
 load_uverbs() { modprobe ib_uverbs; }
 
+# fail_tasks_allocations PERCENT IGNORE_HIGHMEM: failslab and fail_page_alloc
+# fail PERCENT % of the allocations of the tasks that ask for it
+# (/proc/PID/make-it-fail), quietly; IGNORE_HIGHMEM Y spares the pages of
+# processes' memory (a page fault cannot fail cleanly)
+fail_tasks_allocations() {
+	local f d=/sys/kernel/debug
+	for f in failslab fail_page_alloc; do
+		echo "$1" > $d/$f/probability && echo 1 > $d/$f/interval &&
+		echo -1 > $d/$f/times && echo 0 > $d/$f/verbose &&
+		echo Y > $d/$f/task-filter && echo N > $d/$f/ignore-gfp-wait ||
+			return 1
+	done
+	echo "$2" > $d/fail_page_alloc/ignore-gfp-highmem
+}
+
 # Keep a user context open on a device: ibv_asyncwatch prints its events.
 # async_watch DEVICE OUTFILE; the pid is in $watch_pid
 async_watch() {

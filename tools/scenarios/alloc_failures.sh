@@ -1,0 +1,67 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+# kmemleak: on
+# A process's verbs while the kernel fails its allocations, under traffic:
+# tests/alloc_failures makes and destroys ALLOC_ROUNDS (default 30) RC
+# connections between srdma0 (veth0) and srdma1 (veth1, namespace peer),
+# with 10 % of its allocations failing (failslab and fail_page_alloc, for
+# that task only), while tests/rc_bulk moves verified data between the
+# same devices, one connection after another, without failures. Every
+# verb must succeed or fail with ENOMEM, every rc_bulk run complete; then
+# rc_bulk once more, and the batch's checks: no kernel report, nothing of
+# either program left in restrack, nothing leaked (kmemleak).
+prog=$(dirname "$0")/../../tests/bin/alloc_failures
+bulk=$(dirname "$0")/../../tests/bin/rc_bulk
+for f in "$prog" "$bulk"; do
+	if [ ! -x "$f" ]; then
+		echo "not ok 1 - $f exists (build it on the host first: make -C tests)"
+		exit 1
+	fi
+done
+. "$(dirname "$0")/lib.sh"
+
+stop=$SRDMA_RESULTS/alloc_failures.done
+bulk_log=$SRDMA_RESULTS/rc_bulk.log
+
+# bulk_until_stopped: rc_bulk runs until $stop exists; how many in $bulk_log
+bulk_until_stopped() {
+	local n=0
+	while [ ! -e "$stop" ]; do
+		"$bulk" -m 2 srdma0 srdma1 >> "$bulk_log" 2>&1 || return 1
+		n=$((n + 1))
+	done
+	echo "# rc_bulk runs: $n" >> "$bulk_log"
+	[ $n -gt 0 ]
+}
+
+load_uverbs
+srdma_pair
+# permanent neighbours: an ARP request lost to the failing task's
+# allocation would time out the other program's modify to RTR
+# (ETIMEDOUT), the neighbour table's way and not srdma's
+mac0=$(ip -br link show veth0 | awk '{ print $3 }')
+mac1=$(ip -n peer -br link show veth1 | awk '{ print $3 }')
+check "permanent neighbours" sh -c "ip neigh replace 198.18.0.2 lladdr $mac1 dev veth0 nud permanent &&
+	ip -n peer neigh replace 198.18.0.1 lladdr $mac0 dev veth1 nud permanent"
+check "failslab and fail_page_alloc: 10 % for the tasks that ask" \
+	fail_tasks_allocations 10 Y
+rm -f "$stop"
+bulk_until_stopped &
+traffic=$!
+check "alloc_failures: every verb succeeds or fails with ENOMEM, every round's data arrives" \
+	run_tap alloc_failures "$prog" -r "${ALLOC_ROUNDS:-30}" srdma0 srdma1
+touch "$stop"
+wait $traffic
+traffic_status=$?
+check "rc_bulk moved verified data all along ($(grep -c "^# result write" "$bulk_log") runs, all in $bulk_log)" \
+	test $traffic_status = 0
+check "failure injection off" fail_tasks_allocations 0 Y
+check "rc_bulk afterwards" "$bulk" -m 2 srdma0 srdma1
+for r in qp cq pd mr; do
+	check_no_match "no $r of alloc_failures left in restrack" 'comm alloc_failures' \
+		rdma resource show $r
+done
+check "rdma link delete srdma1" ip netns exec peer rdma link delete srdma1
+check "rdma link delete srdma0" rdma link delete srdma0
+check "modprobe -r srdma" modprobe -r srdma
+finish
