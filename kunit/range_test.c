@@ -4,13 +4,16 @@
  * from packets and from keys (include/srdma/range.h and the checks built
  * on it): MR bounds (RETH, atomic, SGE, duplicate READ), user MR geometry,
  * the send queue's fetch limit, send WQE lengths and inline data, the PSN
- * span of a READ and of each packet of a message, receive buffer room, and
- * an MR checked again after it changed under a message.
+ * span of a READ and of each packet of a message, receive buffer room, an
+ * MR checked again after it changed under a message, and an invalidation
+ * that waits for the access under way.
  */
 #include <kunit/test.h>
 #include <kunit/visibility.h>
+#include <linux/completion.h>
 #include <linux/limits.h>
 #include <linux/sizes.h>
+#include <linux/workqueue.h>
 #include <srdma/psn.h>
 
 #include "srdma.h"
@@ -477,6 +480,68 @@ static void mr_access_revalidate_test(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, srdma_mr_access_ok(mr, 0, 0x11000, 0x1000));
 }
 
+/* ------------------------------------ srdma_rkey_access_begin(), fence */
+
+struct fence_work {
+	struct work_struct work;
+	struct srdma_mr *mr;
+	struct completion done;
+};
+
+/* an invalidation, as an engine runs it: bottom halves off */
+static void fence_invalidate(struct work_struct *work)
+{
+	struct fence_work *fw = container_of(work, struct fence_work, work);
+
+	local_bh_disable();
+	WRITE_ONCE(fw->mr->key, 0);
+	srdma_mr_fence(fw->mr);
+	local_bh_enable();
+	complete(&fw->done);
+}
+
+/*
+ * A packet's access that passed the key before another QP invalidated it:
+ * the invalidation completes only once the access ended, so that no byte
+ * moves through the key after its work completion.
+ */
+static void mr_fence_test(struct kunit *test)
+{
+	struct srdma_mr *mr = kunit_kzalloc(test, sizeof(*mr), GFP_KERNEL);
+	struct fence_work fw = { .mr = mr };
+	const u32 key = 0x1234;
+	unsigned int other;
+	bool waited;
+
+	KUNIT_ASSERT_NOT_NULL(test, mr);
+	/* the fence spins: the invalidation needs a CPU of its own */
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "one CPU online");
+	mr->kind = SRDMA_MR_FAST_REG;
+	mr->key = key;
+	mr->ibmr.iova = 0x10000;
+	mr->ibmr.length = 0x2000;
+	KUNIT_ASSERT_TRUE(test, srdma_rkey_access_begin(mr, key, 0x11000, 0x1000));
+
+	INIT_WORK_ONSTACK(&fw.work, fence_invalidate);
+	init_completion(&fw.done);
+	migrate_disable();
+	other = cpumask_any_but(cpu_online_mask, smp_processor_id());
+	queue_work_on(other, system_highpri_wq, &fw.work);
+	waited = !wait_for_completion_timeout(&fw.done, msecs_to_jiffies(50));
+	srdma_rkey_access_end(mr);
+	if (waited)
+		wait_for_completion(&fw.done);
+	migrate_enable();
+	flush_work(&fw.work);
+	destroy_work_on_stack(&fw.work);
+
+	KUNIT_EXPECT_TRUE_MSG(test, waited,
+			      "the invalidation completed under an access");
+	KUNIT_EXPECT_EQ(test, atomic_read(&mr->accessing), 0);
+	KUNIT_EXPECT_EQ(test, mr->key, 0);
+}
+
 static struct kunit_case range_test_cases[] = {
 	KUNIT_CASE_PARAM(range_ok_test, rt_range_gen_params),
 	KUNIT_CASE_PARAM(user_mr_check_test, rt_user_mr_gen_params),
@@ -488,6 +553,7 @@ static struct kunit_case range_test_cases[] = {
 	KUNIT_CASE_PARAM(req_pkt_span_test, rt_pkt_span_gen_params),
 	KUNIT_CASE_PARAM(recv_fits_test, rt_recv_gen_params),
 	KUNIT_CASE(mr_access_revalidate_test),
+	KUNIT_CASE(mr_fence_test),
 	{}
 };
 

@@ -35,7 +35,9 @@
  *    address, an MR and a QP without REMOTE_WRITE; memory windows of type
  *    1 and 2 (bound, written and read through, an MR with a bound window
  *    not deregistered, SEND_WITH_INV of a type 2 window's key and access
- *    after it refused, a bind to an MR without MW_BIND); RNR with a late receive (success) and
+ *    after it refused, a bind to an MR without MW_BIND, a window
+ *    invalidated by another QP while WRITEs go through it: no byte after
+ *    the invalidation's completion); RNR with a late receive (success) and
  *    with rnr_retry 0; a peer QP that is destroyed or moved to Reset
  *    (timeout 12, retry_cnt 2: IBV_WC_RETRY_EXC_ERR after three timeouts,
  *    with the time it took; and retry_cnt 7: after eight).
@@ -1021,6 +1023,165 @@ out:
 		ibv_dealloc_mw(mw2);
 	drain_async(t);
 	rc_pair_destroy(&p);
+}
+
+#define RACE_ROUNDS	12
+#define RACE_WRITES	8		/* posted at once, before the invalidation */
+#define RACE_BYTES	(2 * RC_PAGE_BYTES)
+#define RACE_WINDOW	(RACE_WRITES * RACE_BYTES)
+
+/* post_local_inv() - a signaled LOCAL_INV of @rkey on @qp */
+static int post_local_inv(struct test *t, struct ibv_qp *qp, unsigned int rkey)
+{
+	struct ibv_send_wr wr = {
+		.wr_id = next_wr_id(t),
+		.opcode = IBV_WR_LOCAL_INV,
+		.send_flags = IBV_SEND_SIGNALED,
+		.invalidate_rkey = rkey,
+	};
+
+	return rc_post_send(qp, &wr);
+}
+
+/*
+ * race_round() - a's RACE_WRITES WRITEs through the type 2 window @rkey
+ * onto @mr, and, posted after half of them, a LOCAL_INV of @rkey on @inv,
+ * another QP of b's PD. Once the LOCAL_INV completed no byte of the window may change; each
+ * WRITE completes successfully (all its bytes there), with REM_ACCESS_ERR
+ * or flushed. Returns how many succeeded, or -1 (said why) if not so.
+ */
+static int race_round(struct test *t, struct rc_pair *p, struct rc_end *inv,
+		      struct rc_buf *mr, unsigned int rkey,
+		      unsigned char *after)
+{
+	unsigned long long ids[RACE_WRITES];
+	unsigned int seeds[RACE_WRITES], i;
+	struct ibv_wc wc[RACE_WRITES];
+	struct ibv_send_wr wr;
+	struct ibv_sge sge;
+	size_t wrong;
+	int n, ok = 0;
+
+	memset(mr->p, 0, RACE_WINDOW);
+	for (i = 0; i < RACE_WRITES; i++) {
+		if (i == RACE_WRITES / 2 && post_local_inv(t, inv->qp, rkey))
+			return -1;
+		seeds[i] = next_seed(t);
+		rc_fill(t->ba.p + SRC_OFF + i * RACE_BYTES, RACE_BYTES, seeds[i]);
+		sge = rc_sge(&t->ba, SRC_OFF + i * RACE_BYTES, RACE_BYTES);
+		memset(&wr, 0, sizeof(wr));
+		wr.wr_id = next_wr_id(t);
+		ids[i] = wr.wr_id;
+		wr.opcode = IBV_WR_RDMA_WRITE;
+		wr.send_flags = IBV_SEND_SIGNALED;
+		wr.sg_list = &sge;
+		wr.num_sge = 1;
+		wr.wr.rdma.remote_addr = (uintptr_t)mr->p + i * RACE_BYTES;
+		wr.wr.rdma.rkey = rkey;
+		if (rc_post_send(p->a.qp, &wr))
+			return -1;
+	}
+	if (rc_poll(inv->scq, wc, 1, 1, 5000) != 1 ||
+	    wc[0].status != IBV_WC_SUCCESS) {
+		diag("the LOCAL_INV did not complete successfully");
+		return -1;
+	}
+	memcpy(after, mr->p, RACE_WINDOW);
+
+	n = rc_poll(p->a.scq, wc, RACE_WRITES, RACE_WRITES, 5000);
+	if (n != RACE_WRITES) {
+		diag("%d of %d WRITEs completed", n, RACE_WRITES);
+		return -1;
+	}
+	for (i = 0; i < RACE_WRITES; i++) {
+		if (wc[i].wr_id != ids[i]) {
+			diag("completion %u has wr_id %llu", i,
+			     (unsigned long long)wc[i].wr_id);
+			return -1;
+		}
+		if (wc[i].status == IBV_WC_SUCCESS) {
+			rc_mismatch(mr->p + i * RACE_BYTES, RACE_BYTES,
+				    seeds[i], &wrong);
+			if (wrong) {
+				diag("WRITE %u succeeded with %zu bytes wrong",
+				     i, wrong);
+				return -1;
+			}
+			ok++;
+		} else if (wc[i].status != IBV_WC_REM_ACCESS_ERR &&
+			   wc[i].status != IBV_WC_WR_FLUSH_ERR) {
+			diag("WRITE %u: %s", i, ibv_wc_status_str(wc[i].status));
+			return -1;
+		}
+	}
+	if (memcmp(after, mr->p, RACE_WINDOW)) {
+		diag("bytes of the window changed after the LOCAL_INV completed");
+		return -1;
+	}
+	return ok;
+}
+
+/*
+ * test_mw_invalidate_race() - RACE_ROUNDS times: a type 2 window bound on
+ * a fresh pair's b, a's WRITEs through it, and a LOCAL_INV of its key on
+ * another QP of b's PD posted among them (race_round()). Where the
+ * invalidation lands among the WRITEs varies; after its completion nothing
+ * moves through the key (Documentation/transport.md).
+ */
+static void test_mw_invalidate_race(struct test *t)
+{
+	const char *what = "MW invalidated under WRITEs";
+	unsigned int round, done = 0, rkey, writes = 0;
+	unsigned char *after = malloc(RACE_WINDOW);
+	struct rc_qp_opts o = t->opts;
+	struct ibv_mw *mw = NULL;
+	struct rc_buf mr = { 0 };
+	struct rc_pair p, q;
+	int n;
+
+	o.send_ops = IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_RDMA_WRITE |
+		     IBV_QP_EX_WITH_LOCAL_INV;
+	if (!after || !make_pair(t, &q, &o, what)) {
+		free(after);
+		return;
+	}
+	if (!connect_pair(&q, what) ||
+	    !check(!rc_buf_reg(&mr, t->db->pd, RACE_WINDOW,
+			       IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			       IBV_ACCESS_MW_BIND),
+		   "%s: an MR with IBV_ACCESS_MW_BIND", what))
+		goto out;
+	mw = ibv_alloc_mw(t->db->pd, IBV_MW_TYPE_2);
+	if (!check(mw, "%s: ibv_alloc_mw()", what))
+		goto out;
+	for (round = 0; round < RACE_ROUNDS; round++) {
+		if (rc_pair_create(&p, t->da, t->db, &o))
+			break;
+		rkey = 0;
+		if (!rc_pair_connect(&p))
+			rkey = bind_type2(t, &p, mw, mr.mr, mr.p, RACE_WINDOW,
+					  IBV_WC_SUCCESS, what);
+		/* the window's key from now on: the next bind names it so */
+		if (rkey)
+			mw->rkey = rkey;
+		n = rkey ? race_round(t, &p, &q.b, &mr, rkey, after) : -1;
+		drain_async(t);
+		rc_pair_destroy(&p);
+		if (n < 0)
+			break;
+		writes += n;
+		done++;
+	}
+	check(done == RACE_ROUNDS,
+	      "%s: %u of %u rounds, %u of %u WRITEs through before the invalidation, no byte after it",
+	      what, done, RACE_ROUNDS, writes, done * RACE_WRITES);
+out:
+	if (mw)
+		ibv_dealloc_mw(mw);
+	rc_buf_free(&mr);
+	drain_async(t);
+	rc_pair_destroy(&q);
+	free(after);
 }
 
 /* Pieces of a message scattered or gathered */
@@ -2247,6 +2408,7 @@ int main(int argc, char **argv)
 	test_access(t, NO_REMOTE_READ);
 	test_atomic_write(t);
 	test_mw(t);
+	test_mw_invalidate_race(t);
 	test_too_long(t);
 	test_rnr_late(t);
 	test_rnr_exceeded(t);

@@ -718,6 +718,7 @@ struct srdma_mr {
 	u32 key;
 	u32 num_mw;
 	bool dying;
+	atomic_t accessing;	/* remote accesses under way: srdma_mr_fence() */
 };
 
 /**
@@ -814,7 +815,9 @@ bool srdma_mw_access_ok(struct srdma_mr *mr, u32 key, u64 va, u64 len);
 int srdma_mr_lookup(struct srdma_qp *qp, u32 key, u64 va, u64 length,
 		    int access, struct srdma_mr **mrp);
 bool srdma_mr_access_ok(struct srdma_mr *mr, u32 key, u64 va, u64 len);
-bool srdma_rkey_access_ok(struct srdma_mr *mr, u32 rkey, u64 va, u64 len);
+bool srdma_rkey_access_begin(struct srdma_mr *mr, u32 rkey, u64 va, u64 len);
+void srdma_rkey_access_end(struct srdma_mr *mr);
+void srdma_mr_fence(struct srdma_mr *mr);
 void srdma_mr_copy(struct srdma_mr *mr, u64 va, void *buf, u32 length,
 		   bool to_mr);
 int srdma_sge_copy(struct srdma_qp *qp, const struct rxe_sge *sge,

@@ -46,12 +46,73 @@ EXPORT_SYMBOL_IF_KUNIT(srdma_mr_access_ok);
  * @va: first byte
  * @len: bytes
  */
-bool srdma_rkey_access_ok(struct srdma_mr *mr, u32 rkey, u64 va, u64 len)
+static bool srdma_rkey_access_ok(struct srdma_mr *mr, u32 rkey, u64 va,
+				 u64 len)
 {
 	if (READ_ONCE(mr->key) == rkey)
 		return srdma_mr_access_ok(mr, rkey, va, len);
 	return srdma_mw_access_ok(mr, rkey, va, len);
 }
+
+/**
+ * srdma_rkey_access_begin() - srdma_rkey_access_ok(), and the bytes may be
+ * placed or read until srdma_rkey_access_end()
+ * @mr: the MR srdma_mr_lookup() gave for @rkey
+ * @rkey: the key of the access
+ * @va: first byte
+ * @len: bytes
+ *
+ * An invalidation, rebinding or deallocation that takes the key away
+ * meanwhile, on any QP, completes only after the access ended
+ * (srdma_mr_fence()): once its work completion is out, no byte moves
+ * through the old key. The caller is an engine (bottom halves off) and
+ * waits for nothing before it ends the access: the fence spins.
+ *
+ * Return: true if the access may go on; false if the key no longer allows
+ * it (then it is not under way).
+ */
+bool srdma_rkey_access_begin(struct srdma_mr *mr, u32 rkey, u64 va, u64 len)
+{
+	atomic_inc(&mr->accessing);
+	/* counted before the key is read: pairs with srdma_mr_fence() */
+	smp_mb__after_atomic();
+	if (srdma_rkey_access_ok(mr, rkey, va, len))
+		return true;
+	atomic_dec(&mr->accessing);
+	return false;
+}
+EXPORT_SYMBOL_IF_KUNIT(srdma_rkey_access_begin);
+
+/**
+ * srdma_rkey_access_end() - the access srdma_rkey_access_begin() let in is
+ * done with the bytes
+ * @mr: its MR
+ */
+void srdma_rkey_access_end(struct srdma_mr *mr)
+{
+	/* the bytes before the count: a fence that sees it sees them done */
+	smp_mb__before_atomic();
+	atomic_dec(&mr->accessing);
+}
+EXPORT_SYMBOL_IF_KUNIT(srdma_rkey_access_end);
+
+/**
+ * srdma_mr_fence() - after a key that names @mr was taken away: wait for
+ * the remote accesses to @mr that passed it
+ * @mr: the MR, or the MR a window was bound to
+ *
+ * An access holds the count for one packet's bytes or one atomic, with
+ * bottom halves off on its CPU, so the wait is short. The caller holds no
+ * lock that srdma_rkey_access_begin() takes (a window's).
+ */
+void srdma_mr_fence(struct srdma_mr *mr)
+{
+	/* the key taken away before the count is read: pairs with begin */
+	smp_mb();
+	while (atomic_read_acquire(&mr->accessing))
+		cpu_relax();
+}
+EXPORT_SYMBOL_IF_KUNIT(srdma_mr_fence);
 
 /**
  * srdma_mr_lookup() - find the MR of a key and check an access to it
@@ -268,6 +329,8 @@ int srdma_mr_invalidate(struct srdma_qp *qp, u32 key)
 		err = -EINVAL;
 	else
 		WRITE_ONCE(mr->key, 0);
+	if (!err && mr->kind != SRDMA_MR_MW)
+		srdma_mr_fence(mr);
 	srdma_mr_put(mr);
 	return err;
 }

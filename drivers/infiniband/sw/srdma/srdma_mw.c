@@ -13,7 +13,8 @@
  * check the window again (srdma_mw_access_ok()). A bound window holds its
  * MR, which cannot be deregistered meanwhile. Invalidation (LOCAL_INV, SEND
  * with invalidate) is for type 2 windows; it, a new bind and deallocation
- * take effect for every access that starts after them.
+ * take effect for every access that starts after them, and complete after
+ * the accesses under way through the window ended (srdma_mr_fence()).
  */
 #include <srdma/range.h>
 
@@ -51,33 +52,53 @@ int srdma_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
 	return 0;
 }
 
-/* the window lets go of its MR */
-static void srdma_mw_unbind(struct srdma_dev *sdev, struct srdma_mw *mw)
+/* a window's MR, counted and referenced, is let go of */
+static void srdma_mw_drop_mr(struct srdma_dev *sdev, struct srdma_mr *mr)
 {
 	unsigned long flags;
 
+	spin_lock_irqsave(&sdev->mw_lock, flags);
+	mr->num_mw--;
+	spin_unlock_irqrestore(&sdev->mw_lock, flags);
+	srdma_mr_put(mr);
+}
+
+/*
+ * The window answers to no key and lets go of its MR, which it returns for
+ * srdma_mw_unbound() to call once the window's lock is dropped.
+ */
+static struct srdma_mr *srdma_mw_unbind(struct srdma_mw *mw)
+{
+	struct srdma_mr *mr = mw->mr;
+
 	lockdep_assert_held(&mw->lock);
 	WRITE_ONCE(mw->win.key, 0);
-	if (!mw->mr)
-		return;
-	spin_lock_irqsave(&sdev->mw_lock, flags);
-	mw->mr->num_mw--;
-	spin_unlock_irqrestore(&sdev->mw_lock, flags);
-	srdma_mr_put(mw->mr);
 	mw->mr = NULL;
 	mw->qpn = 0;
+	return mr;
+}
+
+/* the accesses through the window that were under way are over */
+static void srdma_mw_unbound(struct srdma_dev *sdev, struct srdma_mr *mr)
+{
+	if (!mr)
+		return;
+	srdma_mr_fence(mr);
+	srdma_mw_drop_mr(sdev, mr);
 }
 
 int srdma_dealloc_mw(struct ib_mw *ibmw)
 {
 	struct srdma_dev *sdev = to_srdma_dev(ibmw->device);
 	struct srdma_mw *mw = container_of(ibmw, struct srdma_mw, ibmw);
+	struct srdma_mr *mr;
 	unsigned long flags;
 
 	srdma_mr_withdraw(sdev, &mw->win);
 	spin_lock_irqsave(&mw->lock, flags);
-	srdma_mw_unbind(sdev, mw);
+	mr = srdma_mw_unbind(mw);
 	spin_unlock_irqrestore(&mw->lock, flags);
+	srdma_mw_unbound(sdev, mr);
 	/* ib_core frees the window at once: no lookup under RCU may be left */
 	synchronize_rcu();
 	return 0;
@@ -132,7 +153,7 @@ enum ib_wc_status srdma_mw_bind(struct srdma_qp *qp,
 {
 	struct srdma_dev *sdev = to_srdma_dev(qp->ibqp.device);
 	u32 key = wr->wr.mw.mw_rkey, rkey = wr->wr.mw.rkey;
-	struct srdma_mr *win, *mr = NULL;
+	struct srdma_mr *win, *old, *mr = NULL;
 	enum ib_wc_status status;
 	struct srdma_mw *mw;
 	unsigned long flags;
@@ -166,7 +187,7 @@ enum ib_wc_status srdma_mw_bind(struct srdma_qp *qp,
 		spin_unlock_irqrestore(&mw->lock, flags);
 		goto out;
 	}
-	srdma_mw_unbind(sdev, mw);
+	old = srdma_mw_unbind(mw);
 	mw->mr = mr;
 	mr = NULL;
 	mw->qpn = type2 ? qp->ibqp.qp_num : 0;
@@ -177,14 +198,11 @@ enum ib_wc_status srdma_mw_bind(struct srdma_qp *qp,
 	if (mw->mr)
 		WRITE_ONCE(win->key, rkey);
 	spin_unlock_irqrestore(&mw->lock, flags);
+	srdma_mw_unbound(sdev, old);
 	status = IB_WC_SUCCESS;
 out:
-	if (mr) {
-		spin_lock_irqsave(&sdev->mw_lock, flags);
-		mr->num_mw--;
-		spin_unlock_irqrestore(&sdev->mw_lock, flags);
-		srdma_mr_put(mr);
-	}
+	if (mr)
+		srdma_mw_drop_mr(sdev, mr);
 	srdma_mr_put(win);
 	return status;
 }
@@ -202,13 +220,15 @@ out:
 int srdma_mw_invalidate(struct srdma_qp *qp, struct srdma_mr *win)
 {
 	struct srdma_mw *mw = to_srdma_mw(win);
+	struct srdma_mr *mr;
 	unsigned long flags;
 
 	if (mw->ibmw.type != IB_MW_TYPE_2 || win->ibmr.pd != qp->ibqp.pd)
 		return -EINVAL;
 	spin_lock_irqsave(&mw->lock, flags);
-	srdma_mw_unbind(to_srdma_dev(qp->ibqp.device), mw);
+	mr = srdma_mw_unbind(mw);
 	spin_unlock_irqrestore(&mw->lock, flags);
+	srdma_mw_unbound(to_srdma_dev(qp->ibqp.device), mr);
 	return 0;
 }
 

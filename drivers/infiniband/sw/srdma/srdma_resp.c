@@ -298,17 +298,19 @@ static unsigned int srdma_resp_send_read(struct srdma_qp *qp)
 						     SRDMA_AETH_CREDITS_NONE,
 						     resp->msn);
 		}
-		if (n && !srdma_rkey_access_ok(resp->read_mr, resp->read_rkey,
-					       resp->read_va, n)) {
+		if (n && !srdma_rkey_access_begin(resp->read_mr, resp->read_rkey,
+						  resp->read_va, n)) {
 			/* the MR went since the READ was checked */
 			kfree_skb(skb);
 			srdma_resp_fail(qp, resp->read_psn, SRDMA_RESP_ACCESS);
 			return sent;
 		}
-		if (n)
+		if (n) {
 			srdma_mr_copy(resp->read_mr, resp->read_va,
 				      (u8 *)bth + srdma_op_hdr_bytes(opcode), n,
 				      false);
+			srdma_rkey_access_end(resp->read_mr);
+		}
 		srdma_bth_init(bth, opcode, false, srdma_pad_bytes(n),
 			       qp->attr.dest_qp_num, false, resp->read_psn);
 		if (srdma_qp_xmit(qp, skb))
@@ -438,11 +440,12 @@ static enum srdma_resp_verdict srdma_resp_write(struct srdma_qp *qp,
 	if (len > resp->resid || ((flags & SRDMA_OP_LAST) && len != resp->resid))
 		return SRDMA_RESP_INVALID;
 	if (len) {
-		if (!srdma_rkey_access_ok(resp->mr, resp->rkey, resp->va, len))
+		if (!srdma_rkey_access_begin(resp->mr, resp->rkey, resp->va, len))
 			return SRDMA_RESP_ACCESS;
 		srdma_mr_copy(resp->mr, resp->va,
 			      (u8 *)bth + srdma_op_hdr_bytes(bth->opcode), len,
 			      true);
+		srdma_rkey_access_end(resp->mr);
 	}
 	resp->va += len;
 	resp->resid -= len;
@@ -504,6 +507,29 @@ static enum srdma_resp_verdict srdma_resp_read(struct srdma_qp *qp,
 }
 
 /*
+ * The MR of an atomic's 8 bytes at @va by @rkey, with @access: referenced,
+ * its access under way (srdma_rkey_access_begin()); NULL if not allowed.
+ */
+static struct srdma_mr *srdma_resp_atomic_begin(struct srdma_qp *qp, u32 rkey,
+						u64 va, int access)
+{
+	struct srdma_mr *mr;
+
+	if (srdma_mr_lookup(qp, rkey, va, sizeof(u64), access, &mr))
+		return NULL;
+	if (srdma_rkey_access_begin(mr, rkey, va, sizeof(u64)))
+		return mr;
+	srdma_mr_put(mr);
+	return NULL;
+}
+
+static void srdma_resp_atomic_end(struct srdma_mr *mr)
+{
+	srdma_rkey_access_end(mr);
+	srdma_mr_put(mr);
+}
+
+/*
  * A request of one PSN that takes a responder resource is executed: the
  * ACK due before it goes first; its resource answers a duplicate.
  */
@@ -527,7 +553,7 @@ static enum srdma_resp_verdict srdma_resp_atomic(struct srdma_qp *qp,
 {
 	struct srdma_bth *bth = (struct srdma_bth *)skb->data;
 	struct srdma_atmeth *atm = srdma_hdr(bth, SRDMA_OP_ATMETH);
-	u32 psn = srdma_pkt(skb)->psn;
+	u32 psn = srdma_pkt(skb)->psn, rkey = be32_to_cpu(atm->rkey);
 	u64 va = be64_to_cpu(atm->va);
 	struct srdma_res *res;
 	struct srdma_mr *mr;
@@ -535,14 +561,14 @@ static enum srdma_resp_verdict srdma_resp_atomic(struct srdma_qp *qp,
 
 	if (!qp->attr.max_dest_rd_atomic || !IS_ALIGNED(va, sizeof(u64)))
 		return SRDMA_RESP_INVALID;
-	if (srdma_mr_lookup(qp, be32_to_cpu(atm->rkey), va, sizeof(u64),
-			    IB_ACCESS_REMOTE_ATOMIC, &mr))
+	mr = srdma_resp_atomic_begin(qp, rkey, va, IB_ACCESS_REMOTE_ATOMIC);
+	if (!mr)
 		return SRDMA_RESP_ACCESS;
 	orig = srdma_mr_atomic(mr, va,
 			       bth->opcode == IB_OPCODE_RC_COMPARE_SWAP,
 			       be64_to_cpu(atm->swap_add),
 			       be64_to_cpu(atm->compare));
-	srdma_mr_put(mr);
+	srdma_resp_atomic_end(mr);
 	res = srdma_resp_executed_res(qp, SRDMA_RES_ATOMIC, psn);
 	res->orig = orig;
 	srdma_resp_send_atomic_ack(qp, psn, orig);
@@ -560,7 +586,7 @@ static enum srdma_resp_verdict srdma_resp_atomic_write(struct srdma_qp *qp,
 {
 	struct srdma_bth *bth = (struct srdma_bth *)skb->data;
 	struct srdma_reth *reth = srdma_hdr(bth, SRDMA_OP_RETH);
-	u32 psn = srdma_pkt(skb)->psn;
+	u32 psn = srdma_pkt(skb)->psn, rkey = be32_to_cpu(reth->rkey);
 	u64 va = be64_to_cpu(reth->va);
 	struct srdma_res *res;
 	struct srdma_mr *mr;
@@ -570,13 +596,13 @@ static enum srdma_resp_verdict srdma_resp_atomic_write(struct srdma_qp *qp,
 	    srdma_pkt(skb)->paylen != sizeof(u64) || srdma_bth_pad(bth) ||
 	    !IS_ALIGNED(va, sizeof(u64)))
 		return SRDMA_RESP_INVALID;
-	if (srdma_mr_lookup(qp, be32_to_cpu(reth->rkey), va, sizeof(u64),
-			    IB_ACCESS_REMOTE_WRITE, &mr))
+	mr = srdma_resp_atomic_begin(qp, rkey, va, IB_ACCESS_REMOTE_WRITE);
+	if (!mr)
 		return SRDMA_RESP_ACCESS;
 	srdma_mr_atomic_write(mr, va,
 			      get_unaligned((u64 *)((u8 *)bth +
 					  srdma_op_hdr_bytes(bth->opcode))));
-	srdma_mr_put(mr);
+	srdma_resp_atomic_end(mr);
 	res = srdma_resp_executed_res(qp, SRDMA_RES_ATOMIC_WRITE, psn);
 	srdma_resp_start_read(qp, res, NULL, psn, va, 0);
 	return SRDMA_RESP_ANSWERED;
