@@ -14,14 +14,14 @@
  * tasks that ask); one that fails with ENOMEM is called again, up to
  * TRIES times, then once without failures. A modify that failed must have
  * left the QP in its state. The round then moves a message by RDMA WRITE,
- * without failures, checks its bytes, and destroys it all, each destroy
- * with failures too (one that fails must succeed when called again
- * without them).
+ * posted with failures on too (write_round()), checks its bytes, and
+ * destroys it all, each destroy with failures too (one that fails must
+ * succeed when called again without them).
  *
  * Checks: every failure says the kernel ran out of memory (ENOMEM; see
- * struct verb_info for ibv_open_device), each kind of verb that allocates
- * both failed and succeeded with failures on, no destroy failed, every
- * round's WRITE placed its bytes. The scenario then checks that nothing
+ * struct verb_info for ibv_open_device), each kind of verb that makes
+ * something both failed and succeeded with failures on, every round's
+ * WRITE placed its bytes. The scenario then checks that nothing
  * leaked (kmemleak, restrack) and that the devices still work.
  *
  * The program locks its memory first: a page of its code faulted in while
@@ -45,8 +45,8 @@
 #define DEFAULT_ROUNDS		40
 #define TRIES			20	/* with failures, then once without */
 #define RUN_TIMEOUT_S		240
-#define MSG_BYTES		4096
-#define BUF_BYTES		(4 * MSG_BYTES)
+#define MSG_BYTES		16384	/* 16 packets at the veths' MTU */
+#define BUF_BYTES		MSG_BYTES
 #define POLL_TIMEOUT_MS		5000
 #define SEED			0x5a
 
@@ -58,6 +58,7 @@ enum verb {
 	V_QP,
 	V_MR,
 	V_MODIFY,
+	V_POST,
 	V_DESTROY,
 	NR_VERBS
 };
@@ -66,12 +67,14 @@ enum verb {
  * @nomem_too: the errno besides ENOMEM that says the kernel ran out of
  * memory: libibverbs opens the uverbs character device and, when that
  * fails, looks for it elsewhere (rdma-core's open_cdev()), which ends in
- * ENOENT. @may_not_fail: no allocation to fail on the way (a destroy).
+ * ENOENT; a modify to RTR resolves the path, and a route lookup that
+ * cannot allocate its entry says ENOBUFS. @need_not_fail: a run may see it never fail: a destroy
+ * allocates nothing on the way, a post once (the doorbell's command).
  */
 static const struct verb_info {
 	const char *name;
 	int nomem_too;
-	bool may_not_fail;
+	bool need_not_fail;
 } verbs[NR_VERBS] = {
 	[V_OPEN] = { "ibv_open_device", ENOENT },
 	[V_PD] = { "ibv_alloc_pd" },
@@ -79,7 +82,8 @@ static const struct verb_info {
 	[V_SRQ] = { "ibv_create_srq" },
 	[V_QP] = { "ibv_create_qp" },
 	[V_MR] = { "ibv_reg_mr" },
-	[V_MODIFY] = { "ibv_modify_qp" },
+	[V_MODIFY] = { "ibv_modify_qp", ENOBUFS },
+	[V_POST] = { "ibv_post_send", 0, true },
 	[V_DESTROY] = { "destroy, dealloc, dereg", 0, true },
 };
 
@@ -99,6 +103,7 @@ struct end {
 	struct ibv_mr *mr;
 	unsigned char *buf;
 	int state;			/* of the QP, as far as modifies went */
+	unsigned int posted;		/* the round's WRITEs in the ring */
 };
 
 static struct tally tally[NR_VERBS];
@@ -325,40 +330,62 @@ static int connect_ends(struct end *a, struct end *b)
 	       attempt(V_MODIFY, do_modify, b, a, IBV_QPS_RTS);
 }
 
-/* write_round() - @a's buffer into @b's by RDMA WRITE; whether it arrived */
-static bool write_round(struct end *a, struct end *b, unsigned int round)
+/*
+ * do_post() - the round's RDMA WRITE of @x's buffer into @peer's. librxe
+ * writes the WQE into the ring before the doorbell: one whose post failed
+ * with ENOMEM is there too, and goes with the next doorbell.
+ */
+static int do_post(struct end *x, struct end *peer, int arg)
 {
 	struct ibv_sge sge = {
-		.addr = (uintptr_t)a->buf,
+		.addr = (uintptr_t)x->buf,
 		.length = MSG_BYTES,
-		.lkey = a->mr->lkey,
+		.lkey = x->mr->lkey,
 	};
 	struct ibv_send_wr wr = {
-		.wr_id = round,
 		.sg_list = &sge,
 		.num_sge = 1,
 		.opcode = IBV_WR_RDMA_WRITE,
 		.send_flags = IBV_SEND_SIGNALED,
 		.wr.rdma = {
-			.remote_addr = (uintptr_t)b->buf,
-			.rkey = b->mr->rkey,
+			.remote_addr = (uintptr_t)peer->buf,
+			.rkey = peer->mr->rkey,
 		},
-	};
-	struct ibv_wc wc;
+	}, *bad;
+
+	(void)arg;
+	x->posted++;
+	return ibv_post_send(x->e.qp, &wr, &bad);
+}
+
+/*
+ * write_round() - @a's buffer into @b's by RDMA WRITE, posted with
+ * failures on: the doorbell runs the engine in this task, so the
+ * allocations of the packets fail too (srdma counts them in pkt_nomem and
+ * tries again). Whether every WQE posted completed and the bytes arrived.
+ */
+static bool write_round(struct end *a, struct end *b, unsigned int round)
+{
+	struct ibv_wc wc[TRIES + 1];
 	size_t first, bad;
+	int n, i;
 
 	rc_fill(a->buf, MSG_BYTES, SEED + round);
 	memset(b->buf, 0, MSG_BYTES);
-	if (rc_post_send(a->e.qp, &wr))
+	a->posted = 0;
+	if (attempt(V_POST, do_post, a, b, 0))
 		return false;
-	if (rc_poll(a->e.scq, &wc, 1, 1, POLL_TIMEOUT_MS) != 1) {
-		diag("round %u: no completion of the WRITE", round);
+	n = rc_poll(a->e.scq, wc, a->posted, a->posted, POLL_TIMEOUT_MS);
+	if (n != (int)a->posted) {
+		diag("round %u: %d of %u WRITEs completed", round, n, a->posted);
 		return false;
 	}
-	if (wc.status != IBV_WC_SUCCESS) {
-		diag("round %u: the WRITE completed with %s", round,
-		     ibv_wc_status_str(wc.status));
-		return false;
+	for (i = 0; i < n; i++) {
+		if (wc[i].status != IBV_WC_SUCCESS) {
+			diag("round %u: a WRITE completed with %s", round,
+			     ibv_wc_status_str(wc[i].status));
+			return false;
+		}
 	}
 	first = rc_mismatch(b->buf, MSG_BYTES, SEED + round, &bad);
 	if (bad) {
@@ -444,7 +471,7 @@ int main(int argc, char **argv)
 	for (v = 0; v < NR_VERBS; v++) {
 		struct tally *t = &tally[v];
 
-		check(t->ok && (t->nomem || verbs[v].may_not_fail) && !t->other,
+		check(t->ok && (t->nomem || verbs[v].need_not_fail) && !t->other,
 		      "%s with allocations failing: %u succeeded, %u out of memory, %u other errors%s%s; %u made without failures after %u tries",
 		      verbs[v].name, t->ok, t->nomem, t->other,
 		      t->other ? ", the last " : "",

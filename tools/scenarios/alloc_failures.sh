@@ -7,7 +7,10 @@
 # with 10 % of its allocations failing (failslab and fail_page_alloc, for
 # that task only), while tests/rc_bulk moves verified data between the
 # same devices, one connection after another, without failures. Every
-# verb must succeed or fail with ENOMEM, every rc_bulk run complete; then
+# verb must succeed or fail with ENOMEM, every rc_bulk run complete, and
+# srdma0's pkt_nomem grow: each round's WRITE is posted with failures on,
+# and its doorbell runs the engine in the failing task, whose packets'
+# allocations then fail and go again. Then
 # rc_bulk once more, and the batch's checks: no kernel report, nothing of
 # either program left in restrack, nothing leaked (kmemleak).
 prog=$(dirname "$0")/../../tests/bin/alloc_failures
@@ -45,6 +48,7 @@ check "permanent neighbours" sh -c "ip neigh replace 198.18.0.2 lladdr $mac1 dev
 	ip -n peer neigh replace 198.18.0.1 lladdr $mac0 dev veth1 nud permanent"
 check "failslab and fail_page_alloc: 10 % for the tasks that ask" \
 	fail_tasks_allocations 10 Y
+nomem0=$(counter srdma0 pkt_nomem)
 rm -f "$stop"
 bulk_until_stopped &
 traffic=$!
@@ -55,6 +59,9 @@ wait $traffic
 traffic_status=$?
 check "rc_bulk moved verified data all along ($(grep -c "^# result write" "$bulk_log") runs, all in $bulk_log)" \
 	test $traffic_status = 0
+nomem1=$(counter srdma0 pkt_nomem)
+check "packets whose allocation failed under the doorbells of alloc_failures went again: pkt_nomem $nomem0 -> $nomem1" \
+	test "$nomem1" -gt "$nomem0"
 check "failure injection off" fail_tasks_allocations 0 Y
 check "rc_bulk afterwards" "$bulk" -m 2 srdma0 srdma1
 for r in qp cq pd mr; do

@@ -229,8 +229,10 @@ struct sk_buff *srdma_pkt_alloc(struct srdma_dev *sdev, u8 opcode,
 
 	skb = alloc_skb(head + hdr + payload_bytes + pad + SRDMA_ICRC_BYTES,
 			GFP_ATOMIC);
-	if (!skb)
+	if (!skb) {
+		srdma_count(sdev, SRDMA_CNT_PKT_NOMEM);
 		return NULL;
+	}
 	skb_reserve(skb, head);
 	data = skb_put(skb, hdr + payload_bytes + pad + SRDMA_ICRC_BYTES);
 	memset(data, 0, hdr);
