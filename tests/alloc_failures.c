@@ -19,7 +19,7 @@
  * succeed when called again without them).
  *
  * Checks: every failure says the kernel ran out of memory (ENOMEM; see
- * struct verb_info for ibv_open_device), each kind of verb that makes
+ * struct verb_info for ibv_open_device and ibv_modify_qp), each kind of verb that makes
  * something both failed and succeeded with failures on, every round's
  * WRITE placed its bytes. The scenario then checks that nothing
  * leaked (kmemleak, restrack) and that the devices still work.
@@ -68,8 +68,9 @@ enum verb {
  * memory: libibverbs opens the uverbs character device and, when that
  * fails, looks for it elsewhere (rdma-core's open_cdev()), which ends in
  * ENOENT; a modify to RTR resolves the path, and a route lookup that
- * cannot allocate its entry says ENOBUFS. @need_not_fail: a run may see it never fail: a destroy
- * allocates nothing on the way, a post once (the doorbell's command).
+ * cannot allocate its entry says ENOBUFS.
+ * @need_not_fail: a run may see it never fail: a destroy allocates
+ * nothing on the way, a post once (the doorbell's command).
  */
 static const struct verb_info {
 	const char *name;
