@@ -323,14 +323,15 @@ int srdma_mr_invalidate(struct srdma_qp *qp, u32 key)
 	mr = srdma_mr_get(to_srdma_dev(qp->ibqp.device), key);
 	if (!mr)
 		return -EINVAL;
-	if (mr->kind == SRDMA_MR_MW)
+	if (mr->kind == SRDMA_MR_MW) {
 		err = srdma_mw_invalidate(qp, mr);
-	else if (mr->kind != SRDMA_MR_FAST_REG || mr->ibmr.pd != qp->ibqp.pd)
+	} else if (mr->kind != SRDMA_MR_FAST_REG ||
+		   mr->ibmr.pd != qp->ibqp.pd) {
 		err = -EINVAL;
-	else
+	} else {
 		WRITE_ONCE(mr->key, 0);
-	if (!err && mr->kind != SRDMA_MR_MW)
 		srdma_mr_fence(mr);
+	}
 	srdma_mr_put(mr);
 	return err;
 }
