@@ -1202,6 +1202,64 @@ static void vt_rc_retry_exceeded(struct kunit *test)
 	vt_rc_teardown(&rc);
 }
 
+struct vt_error_cqes {
+	atomic_t errors;	/* completions with an error other than flush */
+	atomic_t before_err;	/* ... polled while their QP was not in ERR */
+};
+
+/* polls in the handler, so nothing can run between the CQE and the poll */
+static void vt_comp_error_state(struct ib_cq *cq, void *context)
+{
+	struct vt_error_cqes *seen = context;
+	struct ib_wc wc;
+
+	do {
+		while (ib_poll_cq(cq, 1, &wc) == 1) {
+			if (wc.status == IB_WC_SUCCESS ||
+			    wc.status == IB_WC_WR_FLUSH_ERR)
+				continue;
+			atomic_inc(&seen->errors);
+			if (READ_ONCE(to_srdma_qp(wc.qp)->state) != IB_QPS_ERR)
+				atomic_inc(&seen->before_err);
+		}
+	} while (ib_req_notify_cq(cq, IB_CQ_NEXT_COMP |
+				  IB_CQ_REPORT_MISSED_EVENTS) > 0);
+}
+
+/*
+ * A QP is in ERR before the completion of the WQE that failed can be
+ * polled: on the requester (retries exceeded) and on the responder (a
+ * receive WQE with a bad lkey, answered by a NAK).
+ */
+static void vt_rc_error_cqe_after_err_state(struct kunit *test)
+{
+	const struct vt_rc_opts oa = { .dest_qpn = 0xabcdef, .timeout = 1 };
+	const struct vt_rc_opts o = { .timeout = 14 };
+	struct vt_error_cqes seen = {};
+	struct ib_sge sge = { .addr = 0, .length = 64, .lkey = 0xbad00 };
+	struct ib_recv_wr wr = { .wr_id = 7, .sg_list = &sge, .num_sge = 1 };
+	const struct ib_recv_wr *bad;
+	struct vt_rc rc;
+	int i, round;
+
+	for (round = 0; round < 2; round++) {
+		vt_rc_setup(test, &rc, round ? &o : &oa, &o);
+		rc.cq->comp_handler = vt_comp_error_state;
+		rc.cq->cq_context = &seen;
+		ib_req_notify_cq(rc.cq, IB_CQ_NEXT_COMP);
+		if (round)
+			KUNIT_EXPECT_EQ(test, ib_post_recv(rc.b, &wr, &bad), 0);
+		KUNIT_EXPECT_EQ(test, vt_rc_post(&rc, IB_WR_SEND, 1, 10, 0), 0);
+		/* one error on round 0, then two (the responder and the NAK) */
+		for (i = 0; i < 200 && atomic_read(&seen.errors) < 1 + 2 * round;
+		     i++)
+			usleep_range(5000, 10000);
+		KUNIT_EXPECT_EQ(test, atomic_read(&seen.errors), 1 + 2 * round);
+		vt_rc_teardown(&rc);
+	}
+	KUNIT_EXPECT_EQ(test, atomic_read(&seen.before_err), 0);
+}
+
 /* until @counter reaches @count, within a second */
 static bool vt_wait_count(enum srdma_counter counter, u64 count)
 {
@@ -1649,6 +1707,7 @@ static struct kunit_case vt_cases[] = {
 	KUNIT_CASE(vt_rc_remote_access_error),
 	KUNIT_CASE(vt_rc_rnr_retry_exceeded),
 	KUNIT_CASE(vt_rc_retry_exceeded),
+	KUNIT_CASE(vt_rc_error_cqe_after_err_state),
 	KUNIT_CASE(vt_rc_unsolicited_responses_dropped),
 	KUNIT_CASE(vt_rc_write_zero_based_mr),
 	KUNIT_CASE(vt_ud_over_mtu_dropped),

@@ -873,7 +873,9 @@ int srdma_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 int srdma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
 void srdma_qp_error(struct srdma_qp *qp, enum ib_event_type event);
 void srdma_qp_event(struct srdma_qp *qp, enum ib_event_type type);
-void srdma_qp_set_error(struct srdma_qp *qp);
+void srdma_qp_lock_queues(struct srdma_qp *qp, unsigned long *flags);
+void srdma_qp_unlock_queues(struct srdma_qp *qp, unsigned long flags);
+void srdma_qp_set_state(struct srdma_qp *qp, enum ib_qp_state state);
 enum ib_qp_state srdma_qp_state(struct srdma_qp *qp);
 
 /* srdma_wr.c */
@@ -1011,7 +1013,8 @@ struct sk_buff *srdma_reorder_dequeue(struct srdma_qp *qp,
 unsigned int srdma_resp_run(struct srdma_qp *qp);
 void srdma_resp_release(struct srdma_qp *qp);
 int srdma_rwqe_take(struct srdma_qp *qp);
-void srdma_rwqe_fail(struct srdma_qp *qp, enum ib_wc_status status);
+void srdma_rwqe_fail(struct srdma_qp *qp, enum ib_wc_status status,
+		     enum ib_event_type event);
 void srdma_rwqe_complete(struct srdma_qp *qp, struct ib_wc *wc, bool solicited);
 
 /* srdma_ud.c */

@@ -453,7 +453,14 @@ bool srdma_sq_complete(struct srdma_qp *qp)
 			req_next = (qp->req.index + 1) & q->index_mask;
 		else
 			req_next = qp->req.index;
-		if (qp->sq_sig_all || swqe->status != IB_WC_SUCCESS ||
+		failed = swqe->status != IB_WC_SUCCESS;
+		/* in ERR before the CQE can be polled (srdma_qp_set_state()) */
+		if (failed) {
+			spin_lock(&qp->rq.lock);
+			srdma_qp_set_state(qp, IB_QPS_ERR);
+			spin_unlock(&qp->rq.lock);
+		}
+		if (qp->sq_sig_all || failed ||
 		    (swqe->wqe.wr.send_flags & IB_SEND_SIGNALED)) {
 			wc.wr_id = swqe->wqe.wr.wr_id;
 			wc.status = swqe->status;
@@ -471,10 +478,6 @@ bool srdma_sq_complete(struct srdma_qp *qp)
 		}
 		qp->req.index = req_next;
 		progress = true;
-		if (swqe->status != IB_WC_SUCCESS) {
-			failed = true;
-			break;
-		}
 	}
 	drained = qp->state == IB_QPS_SQD && qp->sqd_pending &&
 		  srdma_queue_consumer(q) == qp->req.index;
@@ -486,7 +489,7 @@ bool srdma_sq_complete(struct srdma_qp *qp)
 	if (overflow)
 		srdma_qp_error(qp, IB_EVENT_QP_FATAL);
 	else if (failed)
-		srdma_qp_set_error(qp);
+		srdma_qp_flush(qp);
 	if (drained && qp->ibqp.event_handler) {
 		struct ib_event event = {
 			.device = qp->ibqp.device,

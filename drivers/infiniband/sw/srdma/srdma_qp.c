@@ -305,22 +305,40 @@ void srdma_qp_event(struct srdma_qp *qp, enum ib_event_type type)
 }
 
 /* send queue lock, then receive queue lock (distinct lock classes) */
-static void srdma_qp_lock_queues(struct srdma_qp *qp, unsigned long *flags)
+/**
+ * srdma_qp_lock_queues() - take both WQ locks, the SQ's first
+ * @qp: the QP
+ * @flags: where the interrupt state is saved
+ */
+void srdma_qp_lock_queues(struct srdma_qp *qp, unsigned long *flags)
 	__acquires(&qp->sq.lock) __acquires(&qp->rq.lock)
 {
 	spin_lock_irqsave(&qp->sq.lock, *flags);
 	spin_lock(&qp->rq.lock);
 }
 
-static void srdma_qp_unlock_queues(struct srdma_qp *qp, unsigned long flags)
+/**
+ * srdma_qp_unlock_queues() - release what srdma_qp_lock_queues() took
+ * @qp: the QP
+ * @flags: the interrupt state it saved
+ */
+void srdma_qp_unlock_queues(struct srdma_qp *qp, unsigned long flags)
 	__releases(&qp->rq.lock) __releases(&qp->sq.lock)
 {
 	spin_unlock(&qp->rq.lock);
 	spin_unlock_irqrestore(&qp->sq.lock, flags);
 }
 
-/* the state is written with both WQ locks held, so either lock reads it */
-static void srdma_qp_set_state(struct srdma_qp *qp, enum ib_qp_state state)
+/**
+ * srdma_qp_set_state() - write the QP's state
+ * @qp: the QP, both WQ locks held, so that either lock reads the state
+ * @state: the new state
+ *
+ * An engine that completes a failed WQE moves the QP to ERR with this,
+ * under the WQ's lock, before the CQE can be polled: a flush waits for that
+ * lock, so it cannot complete the WQE first.
+ */
+void srdma_qp_set_state(struct srdma_qp *qp, enum ib_qp_state state)
 {
 	lockdep_assert_held(&qp->sq.lock);
 	lockdep_assert_held(&qp->rq.lock);
@@ -340,22 +358,6 @@ enum ib_qp_state srdma_qp_state(struct srdma_qp *qp)
 }
 
 /**
- * srdma_qp_set_error() - move a QP to ERR and flush its WQEs
- * @qp: the QP
- *
- * Callable from any context, with no srdma lock held.
- */
-void srdma_qp_set_error(struct srdma_qp *qp)
-{
-	unsigned long flags;
-
-	srdma_qp_lock_queues(qp, &flags);
-	srdma_qp_set_state(qp, IB_QPS_ERR);
-	srdma_qp_unlock_queues(qp, flags);
-	srdma_qp_flush(qp);
-}
-
-/**
  * srdma_qp_error() - move a QP to ERR on an asynchronous error
  * @qp: the QP
  * @event: the affiliated event to raise, such as IB_EVENT_QP_FATAL
@@ -364,7 +366,12 @@ void srdma_qp_set_error(struct srdma_qp *qp)
  */
 void srdma_qp_error(struct srdma_qp *qp, enum ib_event_type event)
 {
-	srdma_qp_set_error(qp);
+	unsigned long flags;
+
+	srdma_qp_lock_queues(qp, &flags);
+	srdma_qp_set_state(qp, IB_QPS_ERR);
+	srdma_qp_unlock_queues(qp, flags);
+	srdma_qp_flush(qp);
 	srdma_qp_event(qp, event);
 	/* the responder lets go of the SRQ (srdma_resp_run()) */
 	srdma_task_kick_later(qp);

@@ -124,7 +124,7 @@ void srdma_raw_recv_frame(struct srdma_qp *qp, struct sk_buff *skb)
 		return;
 	}
 	if (err) {
-		srdma_rwqe_fail(qp, IB_WC_LOC_QP_OP_ERR);
+		srdma_rwqe_fail(qp, IB_WC_LOC_QP_OP_ERR, IB_EVENT_QP_FATAL);
 		return;
 	}
 	if (skb->len > resp->rwqe_length) {
@@ -133,7 +133,7 @@ void srdma_raw_recv_frame(struct srdma_qp *qp, struct sk_buff *skb)
 	} else if (srdma_sge_copy(qp, resp->rwqe->dma.sge,
 				  resp->rwqe->dma.num_sge, 0, skb->data,
 				  skb->len, true)) {
-		srdma_rwqe_fail(qp, IB_WC_LOC_PROT_ERR);
+		srdma_rwqe_fail(qp, IB_WC_LOC_PROT_ERR, IB_EVENT_QP_FATAL);
 		return;
 	}
 	wc.byte_len = skb->len;

@@ -157,6 +157,15 @@ static enum srdma_resp_verdict srdma_resp_take_rwqe(struct srdma_qp *qp)
 	}
 }
 
+/* what every completion of the receive WQE taken carries; it is let go */
+static void srdma_rwqe_wc(struct srdma_qp *qp, struct ib_wc *wc)
+{
+	wc->wr_id = qp->resp.rwqe->wr_id;
+	wc->qp = &qp->ibqp;
+	wc->port_num = SRDMA_PORT;
+	qp->resp.rwqe_valid = false;
+}
+
 /**
  * srdma_rwqe_complete() - complete the receive WQE taken
  * @qp: the QP, its engine running
@@ -165,16 +174,12 @@ static enum srdma_resp_verdict srdma_resp_take_rwqe(struct srdma_qp *qp)
  */
 void srdma_rwqe_complete(struct srdma_qp *qp, struct ib_wc *wc, bool solicited)
 {
-	struct srdma_resp *resp = &qp->resp;
 	unsigned int due = 0;
 	unsigned long flags;
 	bool posted = true;
 
-	wc->wr_id = resp->rwqe->wr_id;
-	wc->qp = &qp->ibqp;
-	wc->port_num = SRDMA_PORT;
-	resp->rwqe_valid = false;
-	if (resp->rwqe_srq) {
+	srdma_rwqe_wc(qp, wc);
+	if (qp->resp.rwqe_srq) {
 		if (srdma_qp_state(qp) == IB_QPS_ERR)
 			wc->status = IB_WC_WR_FLUSH_ERR;
 		due = srdma_cq_post(qp->rcq, wc, solicited);
@@ -192,18 +197,36 @@ void srdma_rwqe_complete(struct srdma_qp *qp, struct ib_wc *wc, bool solicited)
 }
 
 /**
- * srdma_rwqe_fail() - the receive WQE taken completes with @status, an
- * error of the QP's own (its memory, or the WQE itself): the QP goes to ERR
+ * srdma_rwqe_fail() - an error of the QP's own (its memory, a WQE, a
+ * request it cannot serve): the receive WQE taken, if any, completes with
+ * @status, and the QP goes to ERR
  * @qp: the QP, its engine running
  * @status: the error
+ * @event: the affiliated event to raise
  */
-void srdma_rwqe_fail(struct srdma_qp *qp, enum ib_wc_status status)
+void srdma_rwqe_fail(struct srdma_qp *qp, enum ib_wc_status status,
+		     enum ib_event_type event)
 {
 	struct ib_wc wc = { .status = status, .opcode = IB_WC_RECV };
+	struct srdma_wq *rq = qp->resp.rwqe_srq ? NULL : &qp->rq;
+	unsigned int due = 0;
+	unsigned long flags;
+	bool post;
 
 	srdma_count(to_srdma_dev(qp->ibqp.device), SRDMA_CNT_LOCAL_ERRORS);
-	srdma_rwqe_complete(qp, &wc, false);
-	srdma_qp_error(qp, IB_EVENT_QP_FATAL);
+	/* in ERR before the CQE can be polled (srdma_qp_set_state()) */
+	srdma_qp_lock_queues(qp, &flags);
+	post = qp->resp.rwqe_valid && (!rq || qp->state != IB_QPS_ERR);
+	if (post) {
+		if (qp->state == IB_QPS_ERR)
+			wc.status = IB_WC_WR_FLUSH_ERR;
+		srdma_rwqe_wc(qp, &wc);
+		srdma_qp_set_state(qp, IB_QPS_ERR);
+		due = srdma_cq_post_wqe(qp->rcq, &wc, false, rq);
+	}
+	srdma_qp_unlock_queues(qp, flags);
+	srdma_cq_notify(qp->rcq, due);
+	srdma_qp_error(qp, event);
 }
 
 /**
@@ -726,18 +749,11 @@ static void srdma_resp_fail(struct srdma_qp *qp, u32 psn,
 					   IB_WC_LOC_QP_OP_ERR,
 					   IB_EVENT_QP_FATAL },
 	};
-	struct ib_wc wc = {
-		.status = fail[verdict].status,
-		.opcode = IB_WC_RECV,
-	};
 
-	srdma_count(to_srdma_dev(qp->ibqp.device), SRDMA_CNT_LOCAL_ERRORS);
 	if (qp->ibqp.qp_type == IB_QPT_RC)
 		srdma_resp_send_ack(qp, SRDMA_AETH_NAK, fail[verdict].nak, psn);
 	srdma_resp_release(qp);
-	if (qp->resp.rwqe_valid)
-		srdma_rwqe_complete(qp, &wc, false);
-	srdma_qp_error(qp, fail[verdict].event);
+	srdma_rwqe_fail(qp, fail[verdict].status, fail[verdict].event);
 }
 
 static void srdma_resp_pkt(struct srdma_qp *qp, struct sk_buff *skb)

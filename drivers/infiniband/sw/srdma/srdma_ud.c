@@ -203,7 +203,7 @@ void srdma_ud_recv_pkt(struct srdma_qp *qp, struct sk_buff *skb)
 		return;
 	}
 	if (err) {
-		srdma_rwqe_fail(qp, IB_WC_LOC_QP_OP_ERR);
+		srdma_rwqe_fail(qp, IB_WC_LOC_QP_OP_ERR, IB_EVENT_QP_FATAL);
 		return;
 	}
 	if (!srdma_recv_fits(sizeof(grh), pkt->paylen, resp->rwqe_length)) {
@@ -218,7 +218,7 @@ void srdma_ud_recv_pkt(struct srdma_qp *qp, struct sk_buff *skb)
 	    srdma_sge_copy(qp, resp->rwqe->dma.sge, resp->rwqe->dma.num_sge,
 			   sizeof(grh), (u8 *)bth + srdma_op_hdr_bytes(bth->opcode),
 			   pkt->paylen, true)) {
-		srdma_rwqe_fail(qp, IB_WC_LOC_PROT_ERR);
+		srdma_rwqe_fail(qp, IB_WC_LOC_PROT_ERR, IB_EVENT_QP_FATAL);
 		return;
 	}
 	wc.byte_len = sizeof(grh) + pkt->paylen;
