@@ -163,9 +163,15 @@ fi
 
 # The scenarios. One-VM scenarios run in batches, several in one boot
 # (tools/vm/guest-batch.sh: each still gets its own kernel log, taint and
-# leftover checks); those whose headers ask for the same VM (smp, kmemleak)
-# share a batch. Two-VM scenarios run one at a time. SRDMA_BATCH=0 boots a
-# VM per scenario. Results are reported in the order of the scenarios.
+# leftover checks); those whose headers ask for the same VM (smp, kmemleak,
+# alone) share a batch. SRDMA_BATCH=0 boots a VM per scenario. The 1-CPU
+# batches run two at a time (SRDMA_LANES lanes): their scenarios mostly run
+# one program after another, so a guest keeps about one core busy. A run
+# that must have the host to itself runs after them, one at a time: a batch
+# of 2-CPU guests (two such guests starve each other), a batch of scenarios
+# that measure time (header "# alone: yes"), a two-VM scenario (its two
+# 1-CPU guests keep both cores busy). Results are reported in the order of
+# the scenarios (Documentation/testing.md, "Batches").
 scenarios=("$@")
 if [ ${#scenarios[@]} = 0 ]; then
 	for f in tools/scenarios/*.sh; do
@@ -174,16 +180,18 @@ if [ ${#scenarios[@]} = 0 ]; then
 fi
 
 declare -A batch_of=() batch_members=() batch_opts=() batch_timeout=()
-runs=()
+runs_shared=() runs_alone=() split=()
 for s in "${scenarios[@]}"; do
 	f=tools/scenarios/$s.sh
 	[ -e "$f" ] || continue
 	readarray -t opts < <(tools/vm/scenario-opts "$f")
-	limit=300 key= two=0
+	limit=300 key= two=0 alone=0
 	for ((i = 0; i < ${#opts[@]}; i++)); do
 		case ${opts[i]} in
 		--timeout) limit=${opts[i + 1]} ;;
-		--peer) two=1 ;;
+		--peer) two=1 alone=1 ;;
+		--alone) alone=1 ;;
+		--smp) [ "${opts[i + 1]}" = 1 ] || alone=1 ;;
 		esac
 	done
 	if [ $two = 1 ] || [ "${SRDMA_BATCH:-1}" = 0 ]; then
@@ -192,7 +200,11 @@ for s in "${scenarios[@]}"; do
 		key="batch:$(printf "%s\n" "${opts[@]}" | sed -E "/^--timeout$/,+1d; /^$/d" | tr "\n" " ")"
 	fi
 	if [ -z "${batch_members[$key]:-}" ]; then
-		runs+=("$key")
+		if [ $two = 1 ] || [ $alone = 1 ]; then
+			runs_alone+=("$key")
+		else
+			runs_shared+=("$key")
+		fi
 		batch_opts[$key]=$(printf '%s\n' "${opts[@]}")
 		batch_timeout[$key]=0
 	fi
@@ -201,11 +213,56 @@ for s in "${scenarios[@]}"; do
 	batch_of[$s]=$key
 done
 
+# A shared batch longer than split_seconds (its scenarios' time limits
+# summed; they are about proportional to the scenarios' times) is split
+# into one batch per lane: the longest limit first, each into the part with
+# the least so far, counting in each part the shorter batches that will
+# share its lane. The shared batches then start longest first, each in the
+# first lane free, so that the lanes end together.
+split_seconds=1500
+lanes=${SRDMA_LANES:-2}
+declare -A lane_load=()
+for ((l = 1; l <= lanes; l++)); do lane_load[$l]=0; done
+least_loaded() {
+	local l best=1
+	for ((l = 2; l <= lanes; l++)); do
+		[ "${lane_load[$l]}" -ge "${lane_load[$best]}" ] || best=$l
+	done
+	echo $best
+}
+for key in "${runs_shared[@]}"; do
+	if [ "${batch_timeout[$key]}" -le $split_seconds ] || [ "$lanes" -lt 2 ]; then
+		l=$(least_loaded)
+		lane_load[$l]=$(( lane_load[$l] + batch_timeout[$key] ))
+		split+=("$key")
+	fi
+done
+for key in "${runs_shared[@]}"; do
+	[ "${batch_timeout[$key]}" -gt $split_seconds ] && [ "$lanes" -ge 2 ] || continue
+	for ((l = 1; l <= lanes; l++)); do
+		part="$key#$l"
+		split+=("$part")
+		batch_members[$part]= batch_timeout[$part]=0
+		batch_opts[$part]=${batch_opts[$key]}
+	done
+	for m in $(tr ' ' '\n' <<< "${batch_members[$key]}" | sort -t: -k2,2nr -s); do
+		l=$(least_loaded)
+		lane_load[$l]=$(( lane_load[$l] + ${m#*:} ))
+		batch_members[$key#$l]+="$m "
+		batch_timeout[$key#$l]=$(( batch_timeout[$key#$l] + ${m#*:} ))
+		batch_of[${m%%:*}]=$key#$l
+	done
+done
+readarray -t runs_shared < <(for key in "${split[@]}"; do
+	[ -n "${batch_members[$key]}" ] && printf '%s\t%s\n' "${batch_timeout[$key]}" "$key"
+done | sort -t$'\t' -k1,1nr -s | cut -f2-)
+
 # run_vm KEY INDEX: one run (a batch, or a two-VM scenario) in $out/run-INDEX
 run_vm() {
 	local key=$1 dir=$out/run-$2 opts members
-	readarray -t opts <<< "${batch_opts[$key]}"
-	[ -n "${opts[0]}" ] || opts=()
+	# --alone is for the scheduling below, not for the runner
+	readarray -t opts < <(grep -vx -- --alone <<< "${batch_opts[$key]}")
+	[ -n "${opts[0]:-}" ] || opts=()
 	read -ra members <<< "${batch_members[$key]}"
 	if [[ $key == batch:* ]]; then
 		# the guest enforces each scenario's limit, the VM's is their
@@ -226,13 +283,27 @@ run_vm() {
 # SRDMA_GUEST_ENV: shell words (VAR=value ...) set for the scenarios in the
 # guests; make soak sets the scenarios' long settings through it
 guest_env=${SRDMA_GUEST_ENV:+env $SRDMA_GUEST_ENV }
-echo "check: ${#scenarios[@]} scenarios in ${#runs[@]} VM runs"
+runs=("${runs_shared[@]}" "${runs_alone[@]}")
+echo "check: ${#scenarios[@]} scenarios in ${#runs[@]} VM runs, ${#runs_shared[@]} of them $lanes at a time"
 declare -A run_index=()
+running=0
 for ((r = 0; r < ${#runs[@]}; r++)); do
 	run_index[${runs[r]}]=$r
-	echo "check: run $r: ${batch_members[${runs[r]}]}"
+	if [ $r -lt ${#runs_shared[@]} ]; then
+		if [ $running -ge "$lanes" ]; then
+			wait -n
+			running=$((running - 1))
+		fi
+		echo "check: run $r: ${batch_members[${runs[r]}]}"
+		run_vm "${runs[r]}" "$r" &
+		running=$((running + 1))
+		continue
+	fi
+	[ $r != ${#runs_shared[@]} ] || wait
+	echo "check: run $r (alone): ${batch_members[${runs[r]}]}"
 	run_vm "${runs[r]}" "$r"
 done
+wait
 
 # scenario_result NAME: fails, printing why, unless the scenario passed
 scenario_result() {

@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 # kmemleak: on
+# smp: 2
 # A process's verbs while the kernel fails its allocations, under traffic:
 # tests/alloc_failures makes and destroys ALLOC_ROUNDS (default 30) RC
 # connections between srdma0 (veth0) and srdma1 (veth1, namespace peer),

@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 # kmemleak: on
+# smp: 2
 # Load the KUnit module and save its KTAP output for the host to parse
 # (tools/check.sh does, with the kernel tree's kunit.py).
 . "$(dirname "$0")/lib.sh"

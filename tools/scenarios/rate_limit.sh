@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 # timeout: 600
 # smp: 1
+# alone: yes
 # Per-QP rate limiting (Documentation/rate-limiting.md): tests/rate_bw
 # streams RDMA WRITEs on RC QPs from srdma0 (veth0) to srdma1 (veth1 in
 # namespace peer) with limits set by tools/srdma-rate, and measures what

@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 # kmemleak: on
+# smp: 2
 # Bad input: tests/ring_scribble.c writes garbage over the CQ, SQ, RQ and SRQ
 # rings it shares with the kernel while it posts, polls, arms, resizes and
 # moves QPs through their states. The kernel must not crash, leak or hang:

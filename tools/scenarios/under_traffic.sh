@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 # timeout: 500
 # kmemleak: on
+# smp: 2
 # Changes to the link while tests/rc_bulk moves data (RDMA WRITE from
 # srdma0 to srdma1, RDMA READ back, every byte checked) between srdma0 on
 # veth0 and srdma1 on veth1 in namespace peer:

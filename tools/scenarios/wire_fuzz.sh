@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 # timeout: 600
 # kmemleak: on
+# smp: 2
 # The wire fuzzer: roce_fuzz.py, from namespace peer on veth1, forges
 # RoCEv2 frames at srdma0's live QPs, one family after the other
 # (roce_fuzz.py says what each holds), while tests/rc_bulk moves data both

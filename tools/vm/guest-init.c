@@ -147,6 +147,11 @@ static void mount_system(void)
 	do_mount("devtmpfs", "/dev", "devtmpfs", 0, NULL);
 	do_mount("devpts", "/dev/pts", "devpts", 0, NULL);
 	do_mount("tmpfs", "/dev/shm", "tmpfs", 0, NULL);
+	/* what udev makes; bash's process substitution needs /dev/fd */
+	symlink("/proc/self/fd", "/dev/fd");
+	symlink("/proc/self/fd/0", "/dev/stdin");
+	symlink("/proc/self/fd/1", "/dev/stdout");
+	symlink("/proc/self/fd/2", "/dev/stderr");
 	do_mount("tmpfs", "/run", "tmpfs", 0, "mode=0755");
 	do_mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
 	do_mount("configfs", "/sys/kernel/config", "configfs", 0, NULL);
