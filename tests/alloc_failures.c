@@ -23,23 +23,18 @@
  * something both failed and succeeded with failures on, every round's
  * WRITE placed its bytes. The scenario then checks that nothing
  * leaked (kmemleak, restrack) and that the devices still work.
- *
- * The program locks its memory first: a page of its code faulted in while
- * its allocations fail would have the reads of the 9p root fail. Nothing
- * is printed while they fail, for the same reason.
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <infiniband/verbs.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
+#include "fail_inject.h"
 #include "rc_pair.h"
 
 #define DEFAULT_ROUNDS		40
@@ -110,14 +105,9 @@ struct end {
 static struct tally tally[NR_VERBS];
 static int make_it_fail = -1;
 
-/* arm() - this task's allocations fail (a share of them) or not */
 static void arm(bool on)
 {
-	if (pwrite(make_it_fail, on ? "1" : "0", 1, 0) != 1) {
-		printf("Bail out! /proc/thread-self/make-it-fail: %s\n",
-		       strerror(errno));
-		exit(1);
-	}
+	fail_inject_arm(make_it_fail, on);
 }
 
 /* A verb's call: 0 or an errno value */
@@ -452,11 +442,9 @@ int main(int argc, char **argv)
 		ends[i].conn.max_rd_atomic = RC_RD_ATOMIC;
 		ends[i].conn.max_dest_rd_atomic = RC_RD_ATOMIC;
 	}
-	make_it_fail = open("/proc/thread-self/make-it-fail", O_WRONLY);
-	if (make_it_fail < 0 || mlockall(MCL_CURRENT | MCL_FUTURE)) {
-		printf("Bail out! make-it-fail or mlockall: %s\n", strerror(errno));
+	make_it_fail = fail_inject_open();
+	if (make_it_fail < 0)
 		return 2;
-	}
 
 	for (r = 0; r < rounds && made; r++) {
 		made = !make(&ends[0]) && !make(&ends[1]) &&

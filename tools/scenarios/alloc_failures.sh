@@ -12,11 +12,16 @@
 # srdma0's pkt_nomem grow: each round's WRITE is posted with failures on,
 # and its doorbell runs the engine in the failing task, whose packets'
 # allocations then fail and go again. Then
+# tests/cm_alloc_failures makes CM_ROUNDS (default 20) rdma_cm
+# connections from srdma0 to a server thread on srdma1 with the same
+# failures in both threads: every step succeeds or fails with ENOMEM, every
+# round's SEND arrives. Then
 # rc_bulk once more, and the batch's checks: no kernel report, nothing of
-# either program left in restrack, nothing leaked (kmemleak).
+# the programs left in restrack, nothing leaked (kmemleak).
 prog=$(dirname "$0")/../../tests/bin/alloc_failures
+cm_prog=$(dirname "$0")/../../tests/bin/cm_alloc_failures
 bulk=$(dirname "$0")/../../tests/bin/rc_bulk
-for f in "$prog" "$bulk"; do
+for f in "$prog" "$cm_prog" "$bulk"; do
 	if [ ! -x "$f" ]; then
 		echo "not ok 1 - $f exists (build it on the host first: make -C tests)"
 		exit 1
@@ -55,6 +60,8 @@ bulk_until_stopped &
 traffic=$!
 check "alloc_failures: every verb succeeds or fails with ENOMEM, every round's data arrives" \
 	run_tap alloc_failures "$prog" -r "${ALLOC_ROUNDS:-30}" srdma0 srdma1
+check "cm_alloc_failures: every rdma_cm step succeeds or fails with ENOMEM, every round's bytes arrive" \
+	run_tap cm_alloc_failures "$cm_prog" -r "${CM_ROUNDS:-20}" peer 198.18.0.2 198.18.0.1
 touch "$stop"
 wait $traffic
 traffic_status=$?
@@ -65,9 +72,9 @@ check "packets whose allocation failed under the doorbells of alloc_failures wen
 	test "$nomem1" -gt "$nomem0"
 check "failure injection off" fail_tasks_allocations 0 Y
 check "rc_bulk afterwards" "$bulk" -m 2 srdma0 srdma1
-for r in qp cq pd mr; do
-	check_no_match "no $r of alloc_failures left in restrack" 'comm alloc_failures' \
-		rdma resource show $r
+for r in qp cq pd mr cm_id; do
+	check_no_match "no $r of alloc_failures or cm_alloc_failures left in restrack" \
+		'comm (alloc_failures|cm_alloc_failur)' rdma resource show $r	# comm: 15 bytes
 done
 check "rdma link delete srdma1" ip netns exec peer rdma link delete srdma1
 check "rdma link delete srdma0" rdma link delete srdma0
