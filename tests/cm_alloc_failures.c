@@ -42,7 +42,7 @@
 #include <unistd.h>
 
 #include "fail_inject.h"
-#include "tap.h"
+#include "rc_pair.h"
 
 #define DEFAULT_ROUNDS		20
 #define TRIES			20	/* with failures, then once without */
@@ -114,17 +114,6 @@ static const char *netns;
 static struct sockaddr_in server_addr;
 
 typedef int (*step_call)(void *arg, int fd);
-
-/* 0, or the errno of the call that returned -1 or NULL */
-static int ret_err(int ret)
-{
-	return ret ? (errno ? errno : EIO) : 0;
-}
-
-static int ptr_err(const void *p)
-{
-	return p ? 0 : (errno ? errno : EIO);
-}
 
 static bool is_nomem(enum step s, int err)
 {
@@ -214,7 +203,7 @@ static int do_channel(void *arg, int fd)
 
 	(void)fd;
 	c->ch = rdma_create_event_channel();
-	return ptr_err(c->ch);
+	return rc_ptr_err(c->ch);
 }
 
 static int do_id(void *arg, int fd)
@@ -222,7 +211,7 @@ static int do_id(void *arg, int fd)
 	struct client *c = arg;
 
 	(void)fd;
-	return ret_err(rdma_create_id(c->ch, &c->id, NULL, RDMA_PS_TCP));
+	return rc_verb_err(rdma_create_id(c->ch, &c->id, NULL, RDMA_PS_TCP));
 }
 
 /* the call with failures on, the event it ends with without */
@@ -231,9 +220,9 @@ static int do_addr(void *arg, int fd)
 	struct client *c = arg;
 	int err;
 
-	err = ret_err(rdma_resolve_addr(c->id, (struct sockaddr *)&c->src,
-					(struct sockaddr *)&c->dst,
-					RESOLVE_MS));
+	err = rc_verb_err(rdma_resolve_addr(c->id, (struct sockaddr *)&c->src,
+					    (struct sockaddr *)&c->dst,
+					    RESOLVE_MS));
 	fail_inject_arm(fd, false);
 	return err ?: wait_for(c, RDMA_CM_EVENT_ADDR_RESOLVED);
 }
@@ -243,7 +232,7 @@ static int do_route(void *arg, int fd)
 	struct client *c = arg;
 	int err;
 
-	err = ret_err(rdma_resolve_route(c->id, RESOLVE_MS));
+	err = rc_verb_err(rdma_resolve_route(c->id, RESOLVE_MS));
 	fail_inject_arm(fd, false);
 	return err ?: wait_for(c, RDMA_CM_EVENT_ROUTE_RESOLVED);
 }
@@ -254,7 +243,7 @@ static int do_pd(void *arg, int fd)
 
 	(void)fd;
 	c->pd = ibv_alloc_pd(c->id->verbs);
-	return ptr_err(c->pd);
+	return rc_ptr_err(c->pd);
 }
 
 static int do_cq(void *arg, int fd)
@@ -263,7 +252,7 @@ static int do_cq(void *arg, int fd)
 
 	(void)fd;
 	c->cq = ibv_create_cq(c->id->verbs, 8, NULL, NULL, 0);
-	return ptr_err(c->cq);
+	return rc_ptr_err(c->cq);
 }
 
 static struct ibv_qp_init_attr qp_attr(struct ibv_cq *cq)
@@ -283,7 +272,7 @@ static int do_qp(void *arg, int fd)
 	struct ibv_qp_init_attr attr = qp_attr(c->cq);
 
 	(void)fd;
-	return ret_err(rdma_create_qp(c->id, c->pd, &attr));
+	return rc_verb_err(rdma_create_qp(c->id, c->pd, &attr));
 }
 
 static int do_connect(void *arg, int fd)
@@ -293,7 +282,7 @@ static int do_connect(void *arg, int fd)
 	struct client *c = arg;
 	int err;
 
-	err = ret_err(rdma_connect(c->id, &param));
+	err = rc_verb_err(rdma_connect(c->id, &param));
 	fail_inject_arm(fd, false);
 	return err ?: wait_for(c, RDMA_CM_EVENT_ESTABLISHED);
 }
@@ -308,25 +297,25 @@ static int do_destroy(void *arg, int fd)
 	if (c->id && c->id->qp)
 		rdma_destroy_qp(c->id);
 	if (c->mr) {
-		err = ret_err(ibv_dereg_mr(c->mr));
+		err = rc_verb_err(ibv_dereg_mr(c->mr));
 		if (err)
 			return err;
 		c->mr = NULL;
 	}
 	if (c->cq) {
-		err = ret_err(ibv_destroy_cq(c->cq));
+		err = rc_verb_err(ibv_destroy_cq(c->cq));
 		if (err)
 			return err;
 		c->cq = NULL;
 	}
 	if (c->pd) {
-		err = ret_err(ibv_dealloc_pd(c->pd));
+		err = rc_verb_err(ibv_dealloc_pd(c->pd));
 		if (err)
 			return err;
 		c->pd = NULL;
 	}
 	if (c->id) {
-		err = ret_err(rdma_destroy_id(c->id));
+		err = rc_verb_err(rdma_destroy_id(c->id));
 		if (err)
 			return err;
 		c->id = NULL;
@@ -422,7 +411,7 @@ static int do_server_qp(void *arg, int fd)
 	struct ibv_qp_init_attr attr = qp_attr(s->cq);
 
 	(void)fd;
-	return ret_err(rdma_create_qp(s->id, s->pd, &attr));
+	return rc_verb_err(rdma_create_qp(s->id, s->pd, &attr));
 }
 
 static void conn_free(struct conn *s)
