@@ -4,7 +4,7 @@
  */
 #include <kunit/test.h>
 
-#include "srdma.h"
+#include "srdma_engine.h"
 
 struct mtu_case {
 	const char *name;

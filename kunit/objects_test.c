@@ -6,7 +6,7 @@
  */
 #include <kunit/test.h>
 
-#include "srdma.h"
+#include "srdma_engine.h"
 
 struct access_case {
 	const char *name;

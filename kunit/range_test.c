@@ -16,7 +16,7 @@
 #include <linux/workqueue.h>
 #include <srdma/psn.h>
 
-#include "srdma.h"
+#include "srdma_engine.h"
 
 #define TOP	U64_MAX			/* the last byte of the u64 space */
 #define G2	BIT_ULL(31)		/* 2^31: SRDMA_MAX_MSG_BYTES */

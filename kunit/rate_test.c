@@ -9,7 +9,7 @@
 #include <kunit/visibility.h>
 #include <linux/bottom_half.h>
 
-#include "srdma.h"
+#include "srdma_engine.h"
 
 #define KBPS_1G		(1000ULL * 1000)
 #define KBPS_100G	(100 * KBPS_1G)

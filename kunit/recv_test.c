@@ -11,7 +11,7 @@
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 
-#include "srdma.h"
+#include "srdma_engine.h"
 
 enum { RT_OK, RT_BAD };
 

@@ -9,7 +9,7 @@
 #include <linux/skbuff.h>
 #include <srdma/psn.h>
 
-#include "srdma.h"
+#include "srdma_engine.h"
 
 static struct sk_buff *reorder_skb(struct kunit *test, u32 psn)
 {

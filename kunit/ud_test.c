@@ -12,7 +12,7 @@
 #include <net/ipv6.h>
 #include <rdma/ib_mad.h>
 
-#include "srdma.h"
+#include "srdma_engine.h"
 
 static void ud_send_qkey(struct kunit *test)
 {

@@ -14,7 +14,7 @@
 #include <linux/scatterlist.h>
 #include <rdma/ib_cache.h>
 
-#include "srdma.h"
+#include "srdma_engine.h"
 
 #define VT_UD_QKEY	0x11111111
 

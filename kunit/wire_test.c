@@ -11,7 +11,7 @@
 #include <linux/ip.h>
 #include <linux/udp.h>
 
-#include "srdma.h"
+#include "srdma_engine.h"
 
 /* the header bytes of each opcode, written out from IBTA 9.2 by hand */
 struct hdr_case {

@@ -2,11 +2,14 @@
 /*
  * srdma: a software RDMA device over any Ethernet netdev (RoCEv2).
  *
- * Device, port and object definitions shared by the driver's files.
+ * Device, port and object definitions, and the functions that the device,
+ * verbs and object files call. Limits and tuning are in srdma_params.h; what
+ * only the engines and the layers below them share is in srdma_engine.h.
  */
 #ifndef SRDMA_H
 #define SRDMA_H
 
+#include <linux/completion.h>
 #include <linux/hrtimer.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -21,78 +24,10 @@
 #include <srdma/range.h>
 
 #include "srdma_compat.h"
+#include "srdma_params.h"
 #include "srdma_hdr.h"
 #include "srdma_queue.h"
 #include "srdma_rate.h"
-
-/* The rxe user ABI, so that stock librxe from rdma-core drives srdma. */
-#define SRDMA_UVERBS_ABI_VERSION	2
-
-/* No IEEE OUI of our own: the value rdma_rxe also reports. */
-#define SRDMA_VENDOR_ID			0xffffff
-#define SRDMA_VENDOR_PART_ID		0x5344	/* "SD" */
-#define SRDMA_HW_VERSION		1
-/* Firmware version major.minor.sub, packed as librxe unpacks attr.fw_ver */
-#define SRDMA_FW_MAJOR			0
-#define SRDMA_FW_MINOR			1
-#define SRDMA_FW_SUB			0
-#define SRDMA_FW_VERSION		((u64)SRDMA_FW_MAJOR << 32 | \
-					 SRDMA_FW_MINOR << 16 | SRDMA_FW_SUB)
-
-#define SRDMA_PORT			1	/* srdma devices have one port */
-#define SRDMA_GID_TABLE_LEN		256
-#define SRDMA_PKEY_TABLE_LEN		1
-#define SRDMA_MAX_MSG_BYTES		BIT(31)
-#define SRDMA_MAX_PD			BIT(16)
-
-/* Object limits, advertised in the device attributes */
-#define SRDMA_MAX_QP			BIT(16)
-#define SRDMA_MAX_QP_WR			BIT(14)
-#define SRDMA_MAX_SGE			32
-#define SRDMA_MAX_INLINE_BYTES		512
-#define SRDMA_MAX_CQ			BIT(16)
-#define SRDMA_MAX_CQE			(BIT(16) - 1)
-#define SRDMA_MAX_MR			BIT(16)
-#define SRDMA_MAX_MR_BYTES		U64_MAX
-#define SRDMA_MAX_FAST_REG_PAGES	512
-#define SRDMA_MAX_SRQ			BIT(14)
-#define SRDMA_MAX_SRQ_WR		BIT(14)
-#define SRDMA_MAX_SRQ_SGE		SRDMA_MAX_SGE
-#define SRDMA_MAX_AH			BIT(16)
-#define SRDMA_MAX_MCAST_GRP		8192
-#define SRDMA_MAX_MCAST_QP_ATTACH	56
-/* outstanding RDMA reads and atomics, as responder and as requester */
-#define SRDMA_MAX_RD_ATOMIC		128
-#define SRDMA_PAGE_SIZE_CAP		0xfffff000
-
-/* QP numbers: 0 and 1 are the special QPs, the rest are 24 bits */
-#define SRDMA_GSI_QPN			1
-#define SRDMA_MIN_QPN			16
-#define SRDMA_MAX_QPN			(BIT(24) - 1)
-
-/* widths of QP attributes: 5-bit timers, 3-bit retry counts */
-#define SRDMA_QP_TIMEOUT_MAX		31
-#define SRDMA_QP_RETRY_MAX		7
-
-/*
- * Bytes a RoCEv2 packet needs around its payload at most: IPv6 (40), UDP (8),
- * BTH (12), the largest extension headers that travel with payload (RETH and
- * ImmDt, 16 + 4) and the ICRC (4). The active MTU is the largest IB MTU that
- * fits in the netdev MTU after them.
- */
-#define SRDMA_MAX_HDR_BYTES		(40 + 8 + 12 + 16 + 4 + 4)
-
-/* RC transport tuning */
-#define SRDMA_MAX_INFLIGHT_PSNS		64	/* requester window */
-#define SRDMA_ACKREQ_EVERY_PKTS		16	/* AckReq at least this often */
-#define SRDMA_REORDER_NAK_PKTS		3	/* held ahead of a gap: NAK it */
-#define SRDMA_ENGINE_BATCH		16	/* packets per call of one engine */
-#define SRDMA_TASK_BUDGET		16	/* packets per run, then others */
-#define SRDMA_MAX_QUEUED_PKTS		4096	/* received, per QP and engine */
-#define SRDMA_XMIT_RETRY_NS		(20 * NSEC_PER_USEC)
-#define SRDMA_XMIT_RETRY_MAX_NS		(4 * NSEC_PER_MSEC)	/* backed off */
-#define SRDMA_UDP_SPORT_BASE		0xc000	/* RoCEv2 source ports from here */
-#define SRDMA_UDP_SPORT_BITS		14
 
 /* what srdma counts per device (srdma_counters.c names them) */
 enum srdma_counter {
@@ -628,53 +563,6 @@ struct srdma_qp {
 	struct list_head raw_node;
 };
 
-/*
- * A READ, an atomic or an ATOMIC WRITE: takes a responder resource, so is
- * limited by max_rd_atomic, and is answered by a response of its own
- */
-static inline bool srdma_wr_is_rd_atomic(u32 opcode)
-{
-	return opcode == IB_WR_RDMA_READ || opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
-	       opcode == IB_WR_ATOMIC_FETCH_AND_ADD ||
-	       opcode == IB_WR_ATOMIC_WRITE;
-}
-
-/* an atomic answered by an atomic ACK (the others get READ responses) */
-static inline bool srdma_wr_is_atomic(u32 opcode)
-{
-	return opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
-	       opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
-}
-
-/* srdma's copy of the send WQE in SQ slot @index */
-static inline struct srdma_swqe *srdma_swqe(struct srdma_qp *qp, u32 index)
-{
-	return (struct srdma_swqe *)(qp->swqes +
-				     (index & qp->sq.queue.index_mask) *
-				     qp->swqe_bytes);
-}
-
-/**
- * struct srdma_pkt - a received packet, in its skb's control block
- * @psn: from the BTH
- * @paylen: payload bytes, without pad and ICRC
- * @opcode: from the BTH
- * @ipv6: it came over IPv6
- *
- * skb->data points at the BTH.
- */
-struct srdma_pkt {
-	u32 psn;
-	u32 paylen;
-	u8 opcode;
-	bool ipv6;
-};
-
-static inline struct srdma_pkt *srdma_pkt(struct sk_buff *skb)
-{
-	return (struct srdma_pkt *)skb->cb;
-}
-
 enum srdma_mr_kind {
 	SRDMA_MR_DMA,		/* all kernel memory, by virtual address */
 	SRDMA_MR_USER,		/* pinned user memory */
@@ -753,32 +641,133 @@ static inline struct srdma_qp *to_srdma_qp(struct ib_qp *ibqp)
 	return container_of(ibqp, struct srdma_qp, ibqp);
 }
 
+/**
+ * srdma_qp_state() - the QP's state, for the engine
+ * @qp: the QP
+ *
+ * modify_qp pauses the engine while it changes the state and what goes
+ * with it; only a move to ERR happens under a running engine.
+ */
+static inline enum ib_qp_state srdma_qp_state(struct srdma_qp *qp)
+{
+	return READ_ONCE(qp->state);
+}
+
+/*
+ * A READ, an atomic or an ATOMIC WRITE: takes a responder resource, so is
+ * limited by max_rd_atomic, and is answered by a response of its own
+ */
+static inline bool srdma_wr_is_rd_atomic(u32 opcode)
+{
+	return opcode == IB_WR_RDMA_READ || opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+	       opcode == IB_WR_ATOMIC_FETCH_AND_ADD ||
+	       opcode == IB_WR_ATOMIC_WRITE;
+}
+
+/* an atomic answered by an atomic ACK (the others get READ responses) */
+static inline bool srdma_wr_is_atomic(u32 opcode)
+{
+	return opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+	       opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+/**
+ * srdma_qp_get() - find a QP by number, for the receive path and netlink
+ * @sdev: the device
+ * @qpn: the QP number
+ *
+ * Return: the QP, held until srdma_qp_put(), or NULL.
+ */
+static inline struct srdma_qp *srdma_qp_get(struct srdma_dev *sdev, u32 qpn)
+{
+	struct srdma_qp *qp;
+
+	rcu_read_lock();
+	qp = xa_load(&sdev->qp_xa, qpn);
+	if (qp && !refcount_inc_not_zero(&qp->refs))
+		qp = NULL;
+	rcu_read_unlock();
+	return qp;
+}
+
+/* destroy_qp waits for the last reference (srdma_qp.c) */
+static inline void srdma_qp_put(struct srdma_qp *qp)
+{
+	if (refcount_dec_and_test(&qp->refs))
+		complete(&qp->released);
+}
+
+/*
+ * What the device, verbs and object files call. The engines' own functions
+ * are in srdma_engine.h, which these files do not include.
+ */
+
+/* srdma_main.c */
+void srdma_dealloc_driver(struct ib_device *ib_dev);
+void srdma_flush_unregistrations(void);
+#if IS_ENABLED(CONFIG_KUNIT)
+int srdma_newlink(const char *ibdev_name, struct net_device *ndev);
+#endif
+
 /* srdma_device.c */
 extern const struct ib_device_ops srdma_dev_ops;
 void srdma_dev_init_attrs(struct srdma_dev *sdev);
 void srdma_dev_free_objects(struct srdma_dev *sdev);
 void srdma_port_update(struct srdma_dev *sdev);
+struct srdma_dev *srdma_dev_get_by_name(const char *name);
 #if IS_ENABLED(CONFIG_KUNIT)
 enum ib_mtu srdma_mtu_from_netdev(unsigned int ndev_mtu);
 #endif
+
+/* srdma_counters.c */
+struct rdma_hw_stats *srdma_alloc_hw_port_stats(struct ib_device *ib_dev,
+						u32 port_num);
+int srdma_get_hw_stats(struct ib_device *ib_dev, struct rdma_hw_stats *stats,
+		       u32 port_num, int index);
+u64 srdma_counter_read(struct srdma_dev *sdev, enum srdma_counter c);
+
+/* srdma_rate_nl.c */
+int srdma_rate_nl_init(void);
+void srdma_rate_nl_exit(void);
+
+/* srdma_qp.c */
+int srdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		    struct ib_udata *udata);
+int srdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		    struct ib_udata *udata);
+int srdma_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		   struct ib_qp_init_attr *init);
+int srdma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+
+/* srdma_wr.c */
+int srdma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		    const struct ib_send_wr **bad_wr);
+int srdma_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		    const struct ib_recv_wr **bad_wr);
+int srdma_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
+			const struct ib_recv_wr **bad_wr);
+
+/* srdma_ah.c */
+int srdma_av_from_attr(struct srdma_dev *sdev, struct srdma_av *av,
+		       const struct rdma_ah_attr *attr, const char **why);
+int srdma_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
+		    struct ib_udata *udata);
+int srdma_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr);
+int srdma_destroy_ah(struct ib_ah *ibah, u32 flags);
 
 /* srdma_cq.c */
 int srdma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 int srdma_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
 int srdma_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
 int srdma_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
-/* what srdma_cq_post() did and left due, for srdma_cq_notify() */
-#define SRDMA_CQ_ADDED		BIT(0)	/* the completion is in the ring */
-#define SRDMA_CQ_FIRE		BIT(1)	/* the completion handler is due */
-#define SRDMA_CQ_OVERFLOWED	BIT(2)	/* IB_EVENT_CQ_ERR is due */
-unsigned int srdma_cq_post(struct srdma_cq *cq, const struct ib_wc *wc,
-			   bool solicited);
-#if IS_ENABLED(CONFIG_KUNIT)
-void srdma_wc_to_uverbs(struct ib_uverbs_wc *uwc, const struct ib_wc *wc);
-#endif
-unsigned int srdma_cq_post_wqe(struct srdma_cq *cq, const struct ib_wc *wc,
-			       bool solicited, struct srdma_wq *wq);
-void srdma_cq_notify(struct srdma_cq *cq, unsigned int due);
+
+/* srdma_srq.c */
+int srdma_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
+		     struct ib_udata *udata);
+int srdma_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+		     enum ib_srq_attr_mask mask, struct ib_udata *udata);
+int srdma_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
+int srdma_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
 
 /* srdma_mr.c */
 struct ib_mr *srdma_get_dma_mr(struct ib_pd *ibpd, int access);
@@ -789,14 +778,7 @@ struct ib_mr *srdma_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 int srdma_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 		    unsigned int *sg_offset);
 int srdma_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
-struct srdma_mr *srdma_mr_get(struct srdma_dev *sdev, u32 key);
-struct srdma_mr *srdma_mr_get_index(struct srdma_dev *sdev, u32 key);
-bool srdma_mr_same_index(u32 a, u32 b);
-void srdma_mr_put(struct srdma_mr *mr);
 int srdma_mr_check_access(int access);
-int srdma_mr_reserve(struct srdma_dev *sdev, struct srdma_mr *mr);
-void srdma_mr_publish(struct srdma_dev *sdev, struct srdma_mr *mr);
-void srdma_mr_withdraw(struct srdma_dev *sdev, struct srdma_mr *mr);
 #if IS_ENABLED(CONFIG_KUNIT)
 u32 srdma_mr_make_key(u32 index, u8 key_byte);
 int srdma_user_mr_check(u64 start, u64 length, u64 iova, u64 max_bytes);
@@ -805,121 +787,15 @@ int srdma_user_mr_check(u64 start, u64 length, u64 iova, u64 max_bytes);
 /* srdma_mw.c */
 int srdma_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
 int srdma_dealloc_mw(struct ib_mw *ibmw);
-enum ib_wc_status srdma_mw_bind(struct srdma_qp *qp,
-				const struct rxe_send_wr *wr);
-int srdma_mw_invalidate(struct srdma_qp *qp, struct srdma_mr *win);
-int srdma_mw_lookup(struct srdma_qp *qp, struct srdma_mr *win, u64 va,
-		    u64 length, int access, struct srdma_mr **mrp);
-bool srdma_mw_access_ok(struct srdma_mr *mr, u32 key, u64 va, u64 len);
-
-/* srdma_mem.c */
-int srdma_mr_lookup(struct srdma_qp *qp, u32 key, u64 va, u64 length,
-		    int access, struct srdma_mr **mrp);
-bool srdma_mr_access_ok(struct srdma_mr *mr, u32 key, u64 va, u64 len);
-bool srdma_rkey_access_begin(struct srdma_mr *mr, u32 rkey, u64 va, u64 len);
-void srdma_rkey_access_end(struct srdma_mr *mr);
-void srdma_mr_fence(struct srdma_mr *mr);
-void srdma_mr_copy(struct srdma_mr *mr, u64 va, void *buf, u32 length,
-		   bool to_mr);
-int srdma_sge_copy(struct srdma_qp *qp, const struct rxe_sge *sge,
-		   u32 num_sge, u64 offset, void *buf, u32 length, bool to_sge);
-u64 srdma_mr_atomic(struct srdma_mr *mr, u64 va, bool cmp_swap, u64 swap_add,
-		    u64 compare);
-void srdma_mr_atomic_write(struct srdma_mr *mr, u64 va, u64 value);
-int srdma_mr_invalidate(struct srdma_qp *qp, u32 key);
-int srdma_mr_register(struct srdma_qp *qp, struct ib_mr *ibmr, u32 key,
-		      int access);
-
-/* srdma_ah.c */
-int srdma_av_from_attr(struct srdma_dev *sdev, struct srdma_av *av,
-		       const struct rdma_ah_attr *attr, const char **why);
-int srdma_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
-		    struct ib_udata *udata);
-int srdma_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr);
-int srdma_destroy_ah(struct ib_ah *ibah, u32 flags);
 
 /* srdma_mcast.c */
 int srdma_attach_mcast(struct ib_qp *ibqp, union ib_gid *mgid, u16 mlid);
 int srdma_detach_mcast(struct ib_qp *ibqp, union ib_gid *mgid, u16 mlid);
-void srdma_mcast_recv(struct srdma_dev *sdev, struct sk_buff *skb);
 void srdma_mgid_mac(const union ib_gid *mgid, u8 *mac);
 void srdma_mcast_init(struct srdma_dev *sdev);
 void srdma_mcast_exit(struct srdma_dev *sdev);
 
-/* srdma_raw.c */
-bool srdma_raw_req_step(struct srdma_qp *qp, struct srdma_swqe *swqe);
-void srdma_raw_recv_frame(struct srdma_qp *qp, struct sk_buff *skb);
-void srdma_raw_qp_add(struct srdma_qp *qp);
-void srdma_raw_qp_del(struct srdma_qp *qp);
-void srdma_raw_init(struct srdma_dev *sdev);
-void srdma_raw_exit(struct srdma_dev *sdev);
-
-/* srdma_srq.c */
-int srdma_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
-		     struct ib_udata *udata);
-int srdma_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
-		     enum ib_srq_attr_mask mask, struct ib_udata *udata);
-int srdma_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
-int srdma_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
-bool srdma_srq_pop(struct srdma_srq *srq, struct rxe_recv_wqe *wqe);
-
-/* srdma_qp.c */
-int srdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
-		    struct ib_udata *udata);
-int srdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
-		    struct ib_udata *udata);
-int srdma_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
-		   struct ib_qp_init_attr *init);
-int srdma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
-void srdma_qp_error(struct srdma_qp *qp, enum ib_event_type event);
-void srdma_qp_event(struct srdma_qp *qp, enum ib_event_type type);
-void srdma_qp_lock_queues(struct srdma_qp *qp, unsigned long *flags);
-void srdma_qp_unlock_queues(struct srdma_qp *qp, unsigned long flags);
-void srdma_qp_set_state(struct srdma_qp *qp, enum ib_qp_state state);
-enum ib_qp_state srdma_qp_state(struct srdma_qp *qp);
-
-/* srdma_wr.c */
-int srdma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
-		    const struct ib_send_wr **bad_wr);
-int srdma_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
-		    const struct ib_recv_wr **bad_wr);
-int srdma_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
-			const struct ib_recv_wr **bad_wr);
-void srdma_qp_flush(struct srdma_qp *qp);
-bool srdma_send_opcode_ok(enum ib_qp_type type, u32 opcode);
-enum ib_wc_opcode srdma_wc_opcode(u32 wr_opcode);
-
-/* srdma_net.c */
-struct sk_buff *srdma_pkt_alloc(struct srdma_dev *sdev, u8 opcode,
-				u32 payload_bytes, struct srdma_bth **bthp);
-int srdma_xmit(struct srdma_dev *sdev, const struct srdma_av *av,
-	       struct dst_cache *dst_cache, u16 src_port, struct sk_buff *skb);
-
-/*
- * A refusal of srdma_xmit() that may pass soon (memory, a full queue); any
- * other (no route, a link down, a packet too big) lasts.
- */
-static inline bool srdma_xmit_busy(int err)
-{
-	return err == -ENOMEM || err == -ENOBUFS;
-}
-
-int srdma_net_get(struct net *net, struct net_device *ndev);
-void srdma_net_put(struct net *net);
-int srdma_net_init(void);
-void srdma_net_exit(void);
-
-/* srdma_recv.c */
-int srdma_recv(struct srdma_dev *sdev, struct sk_buff *skb, bool trusted);
-#if IS_ENABLED(CONFIG_KUNIT)
-bool srdma_pkt_parse(struct sk_buff *skb);
-#endif
-enum srdma_counter srdma_recv_queue(struct srdma_qp *qp, struct sk_buff *skb);
-enum srdma_counter srdma_qp_enqueue(struct srdma_qp *qp,
-				    struct sk_buff_head *queue,
-				    struct sk_buff *skb, bool later);
-struct srdma_qp *srdma_qp_get(struct srdma_dev *sdev, u32 qpn);
-void srdma_qp_put(struct srdma_qp *qp);
+/* What the verbs call below them: the engine's life cycle and its inputs */
 
 /* srdma_task.c */
 int srdma_task_init(void);
@@ -930,29 +806,30 @@ void srdma_task_kick_later(struct srdma_qp *qp);
 void srdma_task_pause(struct srdma_qp *qp);
 void srdma_task_resume(struct srdma_qp *qp);
 
+/* srdma_req.c */
+void srdma_req_doorbell(struct srdma_qp *qp);
+void srdma_req_drop_unposted(struct srdma_qp *qp);
+
+/* srdma_resp.c */
+void srdma_resp_release(struct srdma_qp *qp);
+
+/* srdma_raw.c */
+void srdma_raw_qp_add(struct srdma_qp *qp);
+void srdma_raw_qp_del(struct srdma_qp *qp);
+void srdma_raw_init(struct srdma_dev *sdev);
+void srdma_raw_exit(struct srdma_dev *sdev);
+
+/* srdma_wq.c */
+bool srdma_send_opcode_ok(enum ib_qp_type type, u32 opcode);
+void srdma_qp_lock_queues(struct srdma_qp *qp, unsigned long *flags);
+void srdma_qp_unlock_queues(struct srdma_qp *qp, unsigned long flags);
+void srdma_qp_set_state(struct srdma_qp *qp, enum ib_qp_state state);
+void srdma_qp_flush(struct srdma_qp *qp);
+
 /* srdma_timer.c */
-u64 srdma_ack_timeout_ns(u8 timeout);
-u64 srdma_rnr_delay_ns(u8 min_rnr_timer);
 void srdma_timers_setup(struct srdma_qp *qp);
-void srdma_timer_arm(struct hrtimer *timer, u64 delay_ns);
-void srdma_timer_arm_at(struct hrtimer *timer, u64 when_ns);
-void srdma_timers_cancel(struct srdma_qp *qp);
 
 /* srdma_sched.c */
-enum srdma_send {
-	SRDMA_SEND_WAIT,	/* not now: the engine is kicked when it may */
-	SRDMA_SEND_OK,
-	SRDMA_SEND_LAST,	/* this one, then a wait: it should ask for an ACK */
-};
-
-enum srdma_send srdma_sched_may_send(struct srdma_qp *qp);
-int srdma_qp_xmit(struct srdma_qp *qp, struct sk_buff *skb);
-int srdma_qp_xmit_to(struct srdma_qp *qp, const struct srdma_av *av,
-		     struct dst_cache *dst_cache, struct sk_buff *skb);
-void srdma_qp_charge(struct srdma_qp *qp, u32 bytes);
-void srdma_qp_xmit_refused(struct srdma_qp *qp);
-void srdma_sched_idle(struct srdma_qp *qp);
-void srdma_sched_leave(struct srdma_qp *qp);
 void srdma_port_rate_init(struct srdma_dev *sdev);
 u64 srdma_port_rate_refresh(struct srdma_dev *sdev);
 void srdma_qp_rate_init(struct srdma_qp *qp);
@@ -962,80 +839,10 @@ void srdma_qp_rate_set_admin(struct srdma_qp *qp, u64 kbps, u32 burst);
 void srdma_qp_rate_read(struct srdma_qp *qp, struct srdma_rate_cfg *cfg,
 			struct srdma_qp_rate_info *info);
 
-/* srdma_rate_nl.c */
-int srdma_rate_nl_init(void);
-void srdma_rate_nl_exit(void);
-
-/* srdma_req.c */
-unsigned int srdma_req_run(struct srdma_qp *qp);
-int srdma_swqe_copy(struct srdma_qp *qp, struct srdma_swqe *swqe, u64 offset,
-		    void *buf, u32 len);
-void srdma_req_advance(struct srdma_qp *qp);
-void srdma_req_wqe_done(struct srdma_qp *qp, struct srdma_swqe *swqe,
-			enum ib_wc_status status);
-void srdma_req_doorbell(struct srdma_qp *qp);
-void srdma_req_drop_unposted(struct srdma_qp *qp);
-void srdma_req_rewind(struct srdma_qp *qp);
-#if IS_ENABLED(CONFIG_KUNIT)
-enum ib_wc_status srdma_swqe_length(struct rxe_send_wqe *wqe, u32 max_sge,
-				    u32 max_inline_bytes, u32 *length);
-bool srdma_read_npsn_ok(u32 length, u32 mtu);
-int srdma_req_pkt_span(u32 psn, u32 first_psn, u32 npsn, u32 mtu, u32 length,
-		       u64 *offset, u32 *payload);
-#endif
-
-/* srdma_comp.c */
-unsigned int srdma_comp_run(struct srdma_qp *qp);
-void srdma_comp_retry_timer(struct srdma_qp *qp);
-void srdma_comp_rnr_timer(struct srdma_qp *qp);
-void srdma_comp_restart_timer(struct srdma_qp *qp);
-bool srdma_comp_outstanding(struct srdma_qp *qp);
-bool srdma_sq_complete(struct srdma_qp *qp);
-
-/* srdma_reorder.c */
-
-/* what became of a packet that came before its turn */
-enum srdma_reorder_verdict {
-	SRDMA_REORDER_WAIT,	/* held: it waits for the gap to fill */
-	SRDMA_REORDER_GAP,	/* held, but the gap lasts: take it for a loss */
-	SRDMA_REORDER_DROP,	/* not held (too far ahead, or full): a loss */
-};
-
-enum srdma_reorder_verdict srdma_reorder_hold(struct sk_buff_head *ahead,
-					      struct sk_buff *skb,
-					      u32 expected);
-struct sk_buff *srdma_reorder_next(struct sk_buff_head *ahead, u32 expected);
-struct sk_buff *srdma_reorder_dequeue(struct srdma_qp *qp,
-				      struct sk_buff_head *ahead, u32 expected,
-				      struct sk_buff_head *queue);
-
-/* srdma_resp.c */
-unsigned int srdma_resp_run(struct srdma_qp *qp);
-void srdma_resp_release(struct srdma_qp *qp);
-int srdma_rwqe_take(struct srdma_qp *qp);
-void srdma_rwqe_fail(struct srdma_qp *qp, enum ib_wc_status status,
-		     enum ib_event_type event);
-void srdma_rwqe_complete(struct srdma_qp *qp, struct ib_wc *wc, bool solicited);
-
-/* srdma_ud.c */
-u32 srdma_ud_send_qkey(const struct srdma_qp *qp, u32 wr_qkey);
-void srdma_ud_grh(struct sk_buff *skb, union rdma_network_hdr *grh);
-bool srdma_ud_req_step(struct srdma_qp *qp, struct srdma_swqe *swqe);
-void srdma_ud_recv_pkt(struct srdma_qp *qp, struct sk_buff *skb);
-
-/* srdma_counters.c */
-struct rdma_hw_stats *srdma_alloc_hw_port_stats(struct ib_device *ib_dev,
-						u32 port_num);
-int srdma_get_hw_stats(struct ib_device *ib_dev, struct rdma_hw_stats *stats,
-		       u32 port_num, int index);
-u64 srdma_counter_read(struct srdma_dev *sdev, enum srdma_counter c);
-
-/* srdma_main.c */
-void srdma_dealloc_driver(struct ib_device *ib_dev);
-void srdma_flush_unregistrations(void);
-struct srdma_dev *srdma_dev_get_by_name(const char *name);
-#if IS_ENABLED(CONFIG_KUNIT)
-int srdma_newlink(const char *ibdev_name, struct net_device *ndev);
-#endif
+/* srdma_net.c */
+int srdma_net_get(struct net *net, struct net_device *ndev);
+void srdma_net_put(struct net *net);
+int srdma_net_init(void);
+void srdma_net_exit(void);
 
 #endif /* SRDMA_H */

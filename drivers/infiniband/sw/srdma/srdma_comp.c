@@ -4,9 +4,10 @@
  *
  * An ACK of PSN n acknowledges every PSN up to n; a read response or an
  * atomic ACK also acknowledges every PSN before its own (IBTA 9.7.5.1.3).
- * Send WQEs are completed in order, once acknowledged (SEND, RDMA WRITE),
- * once their data is in (RDMA READ, atomics), once their response came
- * (ATOMIC WRITE), or once executed (LOCAL_INV, REG_MR).
+ * Send WQEs are done, and then complete in order (srdma_sq_complete() in
+ * srdma_wq.c), once acknowledged (SEND, RDMA WRITE), once their data is in
+ * (RDMA READ, atomics), once their response came (ATOMIC WRITE), or once
+ * executed (LOCAL_INV, REG_MR).
  *
  * Go-back-N from the oldest PSN not acknowledged happens on a sequence NAK,
  * on a gap in read responses that lasts (responses that overtook the one
@@ -29,7 +30,7 @@
  */
 #include <srdma/psn.h>
 
-#include "srdma.h"
+#include "srdma_engine.h"
 #include "srdma_trace.h"
 
 /**
@@ -62,6 +63,14 @@ void srdma_comp_restart_timer(struct srdma_qp *qp)
 	 */
 	if (!hrtimer_is_queued(&qp->retry_timer))
 		srdma_timer_arm_at(&qp->retry_timer, qp->comp.deadline_ns);
+}
+
+/* go back N: the requester sends again from the oldest PSN not acknowledged */
+static void srdma_comp_rewind(struct srdma_qp *qp)
+{
+	qp->req.index = srdma_queue_consumer(&qp->sq.queue);
+	qp->req.psn = qp->comp.psn;
+	qp->req.noack_pkts = 0;
 }
 
 /*
@@ -142,7 +151,7 @@ static void srdma_comp_go_back(struct srdma_qp *qp, bool once)
 	qp->comp.rewound = true;
 	/* after a timeout, the pipe may be full: probe it before refilling */
 	qp->comp.probing = !once;
-	srdma_req_rewind(qp);
+	srdma_comp_rewind(qp);
 	srdma_comp_restart_timer(qp);
 }
 
@@ -407,101 +416,6 @@ static void srdma_comp_pkt(struct srdma_qp *qp, struct sk_buff *skb)
 		srdma_comp_restart_timer(qp);
 }
 
-/*
- * Whether the oldest send WQE is done or a drain may have ended: read
- * without sq.lock, as only the engine, which calls this, moves them on.
- */
-static bool srdma_sq_complete_due(struct srdma_qp *qp)
-{
-	u32 oldest;
-
-	if (srdma_qp_state(qp) == IB_QPS_SQD)
-		return true;
-	oldest = srdma_queue_consumer(&qp->sq.queue);
-	return oldest != qp->req.fetched &&
-	       srdma_swqe(qp, oldest)->state == SRDMA_SWQE_DONE;
-}
-
-/**
- * srdma_sq_complete() - complete the send WQEs that are done, in order
- * @qp: the QP
- *
- * A WQE that failed completes with its status and moves the QP to ERR,
- * which flushes the rest. A full CQ is a fatal error of the QP.
- *
- * Return: true if it completed anything.
- */
-bool srdma_sq_complete(struct srdma_qp *qp)
-{
-	struct srdma_queue *q = &qp->sq.queue;
-	bool progress = false, failed = false, overflow = false;
-	struct ib_wc wc = { .qp = &qp->ibqp, .port_num = SRDMA_PORT };
-	struct srdma_swqe *swqe;
-	unsigned int due = 0, one;
-	unsigned long flags;
-	u32 req_next;
-	bool drained;
-
-	if (!srdma_sq_complete_due(qp))
-		return false;
-	spin_lock_irqsave(&qp->sq.lock, flags);
-	while (qp->state != IB_QPS_ERR && srdma_queue_consumer(q) != qp->req.fetched) {
-		swqe = srdma_swqe(qp, srdma_queue_consumer(q));
-		if (swqe->state != SRDMA_SWQE_DONE)
-			break;
-		if (qp->req.index == srdma_queue_consumer(q))
-			req_next = (qp->req.index + 1) & q->index_mask;
-		else
-			req_next = qp->req.index;
-		failed = swqe->status != IB_WC_SUCCESS;
-		/* in ERR before the CQE can be polled (srdma_qp_set_state()) */
-		if (failed) {
-			spin_lock(&qp->rq.lock);
-			srdma_qp_set_state(qp, IB_QPS_ERR);
-			spin_unlock(&qp->rq.lock);
-		}
-		if (qp->sq_sig_all || failed ||
-		    (swqe->wqe.wr.send_flags & IB_SEND_SIGNALED)) {
-			wc.wr_id = swqe->wqe.wr.wr_id;
-			wc.status = swqe->status;
-			wc.opcode = srdma_wc_opcode(swqe->wqe.wr.opcode);
-			wc.byte_len = swqe->length;
-			/* frees the slot (the CQE comes from srdma's copy) */
-			one = srdma_cq_post_wqe(qp->scq, &wc, false, &qp->sq);
-			due |= one;
-			if (!(one & SRDMA_CQ_ADDED)) {
-				overflow = true;
-				break;
-			}
-		} else {
-			srdma_queue_advance_consumer(q);
-		}
-		qp->req.index = req_next;
-		progress = true;
-	}
-	drained = qp->state == IB_QPS_SQD && qp->sqd_pending &&
-		  srdma_queue_consumer(q) == qp->req.index;
-	if (drained)
-		qp->sqd_pending = false;
-	spin_unlock_irqrestore(&qp->sq.lock, flags);
-	srdma_cq_notify(qp->scq, due);
-
-	if (overflow)
-		srdma_qp_error(qp, IB_EVENT_QP_FATAL);
-	else if (failed)
-		srdma_qp_flush(qp);
-	if (drained && qp->ibqp.event_handler) {
-		struct ib_event event = {
-			.device = qp->ibqp.device,
-			.element.qp = &qp->ibqp,
-			.event = IB_EVENT_SQ_DRAINED,
-		};
-
-		qp->ibqp.event_handler(&event, qp->ibqp.qp_context);
-	}
-	return progress;
-}
-
 /**
  * srdma_comp_run() - handle what came back, up to a batch, and complete
  * @qp: the QP
@@ -563,6 +477,6 @@ void srdma_comp_rnr_timer(struct srdma_qp *qp)
 	if (!qp->req.rnr_wait)
 		return;
 	qp->req.rnr_wait = false;
-	srdma_req_rewind(qp);
+	srdma_comp_rewind(qp);
 	srdma_comp_restart_timer(qp);
 }

@@ -13,7 +13,7 @@
 #include <kunit/visibility.h>
 #include <rdma/uverbs_ioctl.h>
 
-#include "srdma.h"
+#include "srdma_engine.h"
 
 static size_t srdma_cqe_bytes(bool user)
 {

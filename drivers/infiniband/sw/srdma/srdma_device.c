@@ -380,3 +380,23 @@ const struct ib_device_ops srdma_dev_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_srq, srdma_srq, ibsrq),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, srdma_ucontext, ibuc),
 };
+
+/**
+ * srdma_dev_get_by_name() - find an srdma device by its name
+ * @name: "srdma0"
+ *
+ * Return: the device, held until ib_device_put(), or NULL if there is no
+ * device of that name or it is not srdma's (rdma_rxe has our driver_id).
+ */
+struct srdma_dev *srdma_dev_get_by_name(const char *name)
+{
+	struct ib_device *ib_dev = ib_device_get_by_name(name, RDMA_DRIVER_RXE);
+
+	if (!ib_dev)
+		return NULL;
+	if (ib_dev->ops.owner != THIS_MODULE) {
+		ib_device_put(ib_dev);
+		return NULL;
+	}
+	return to_srdma_dev(ib_dev);
+}

@@ -255,6 +255,31 @@ static void srdma_unregister_all(void)
 	}
 }
 
+/**
+ * srdma_flush_unregistrations() - wait for queued device unregistrations
+ *
+ * A namespace going away calls this after its netdevs are gone, so that the
+ * devices on them have released the namespace's UDP sockets.
+ */
+void srdma_flush_unregistrations(void)
+{
+	flush_workqueue(srdma_wq);
+}
+EXPORT_SYMBOL_IF_KUNIT(srdma_flush_unregistrations);
+
+static void __net_exit srdma_pernet_flush(struct net *net)
+{
+	srdma_flush_unregistrations();
+}
+
+/*
+ * Registered after srdma_net.c's: a namespace's exits run in the reverse
+ * order, so the devices let go of its UDP sockets before those close.
+ */
+static struct pernet_operations srdma_unregister_pernet_ops = {
+	.exit = srdma_pernet_flush,
+};
+
 static int __init srdma_init(void)
 {
 	int err;
@@ -271,9 +296,13 @@ static int __init srdma_init(void)
 	if (err)
 		goto err_task;
 
-	err = register_netdevice_notifier(&srdma_netdev_notifier);
+	err = register_pernet_subsys(&srdma_unregister_pernet_ops);
 	if (err)
 		goto err_net;
+
+	err = register_netdevice_notifier(&srdma_netdev_notifier);
+	if (err)
+		goto err_pernet;
 
 	err = srdma_rate_nl_init();
 	if (err)
@@ -284,6 +313,8 @@ static int __init srdma_init(void)
 
 err_notifier:
 	unregister_netdevice_notifier(&srdma_netdev_notifier);
+err_pernet:
+	unregister_pernet_subsys(&srdma_unregister_pernet_ops);
 err_net:
 	srdma_net_exit();
 err_task:
@@ -291,38 +322,6 @@ err_task:
 err_wq:
 	destroy_workqueue(srdma_wq);
 	return err;
-}
-
-/**
- * srdma_flush_unregistrations() - wait for queued device unregistrations
- *
- * A namespace going away calls this after its netdevs are gone, so that the
- * devices on them have released the namespace's UDP sockets.
- */
-void srdma_flush_unregistrations(void)
-{
-	flush_workqueue(srdma_wq);
-}
-EXPORT_SYMBOL_IF_KUNIT(srdma_flush_unregistrations);
-
-/**
- * srdma_dev_get_by_name() - find an srdma device by its name
- * @name: "srdma0"
- *
- * Return: the device, held until ib_device_put(), or NULL if there is no
- * device of that name or it is not srdma's (rdma_rxe has our driver_id).
- */
-struct srdma_dev *srdma_dev_get_by_name(const char *name)
-{
-	struct ib_device *ib_dev = ib_device_get_by_name(name, RDMA_DRIVER_RXE);
-
-	if (!ib_dev)
-		return NULL;
-	if (ib_dev->ops.dealloc_driver != srdma_dealloc_driver) {
-		ib_device_put(ib_dev);
-		return NULL;
-	}
-	return to_srdma_dev(ib_dev);
 }
 
 static void __exit srdma_exit(void)
@@ -335,6 +334,7 @@ static void __exit srdma_exit(void)
 	 */
 	srdma_unregister_all();
 	unregister_netdevice_notifier(&srdma_netdev_notifier);
+	unregister_pernet_subsys(&srdma_unregister_pernet_ops);
 	srdma_net_exit();
 	srdma_task_exit();
 	destroy_workqueue(srdma_wq);	/* drains a late unregister work */

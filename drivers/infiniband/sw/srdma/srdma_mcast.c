@@ -27,7 +27,7 @@
 #include <net/ipv6.h>
 #include <rdma/ib_addr.h>
 
-#include "srdma.h"
+#include "srdma_engine.h"
 
 /**
  * struct srdma_mcast_group - a multicast group some QPs are attached to
@@ -252,7 +252,7 @@ void srdma_mcast_recv(struct srdma_dev *sdev, struct sk_buff *skb)
 		copy = skb_clone(skb, GFP_ATOMIC);
 		if (!copy)
 			break;
-		drop = srdma_recv_queue(qp, copy);
+		drop = srdma_task_recv(qp, copy);
 		if (drop != SRDMA_NUM_COUNTERS) {
 			srdma_count(sdev, drop);
 			kfree_skb(copy);

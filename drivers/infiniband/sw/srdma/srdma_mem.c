@@ -12,7 +12,7 @@
 #include <kunit/visibility.h>
 #include <linux/highmem.h>
 
-#include "srdma.h"
+#include "srdma_engine.h"
 
 /**
  * srdma_mr_access_ok() - an MR found by its key allows an access to bytes:
@@ -95,24 +95,6 @@ void srdma_rkey_access_end(struct srdma_mr *mr)
 	atomic_dec(&mr->accessing);
 }
 EXPORT_SYMBOL_IF_KUNIT(srdma_rkey_access_end);
-
-/**
- * srdma_mr_fence() - after a key that names @mr was taken away: wait for
- * the remote accesses to @mr that passed it
- * @mr: the MR, or the MR a window was bound to
- *
- * An access holds the count for one packet's bytes or one atomic, with
- * bottom halves off on its CPU, so the wait is short. The caller holds no
- * lock that srdma_rkey_access_begin() takes (a window's).
- */
-void srdma_mr_fence(struct srdma_mr *mr)
-{
-	/* the key taken away before the count is read: pairs with begin */
-	smp_mb();
-	while (atomic_read_acquire(&mr->accessing))
-		cpu_relax();
-}
-EXPORT_SYMBOL_IF_KUNIT(srdma_mr_fence);
 
 /**
  * srdma_mr_lookup() - find the MR of a key and check an access to it

@@ -14,7 +14,7 @@
 #include <linux/scatterlist.h>
 #include <rdma/ib_umem.h>
 
-#include "srdma.h"
+#include "srdma_engine.h"
 
 #define SRDMA_MR_KEY_BYTE_BITS	8
 #define SRDMA_MR_INDEX_MAX	(BIT(32 - SRDMA_MR_KEY_BYTE_BITS) - 1)
@@ -360,6 +360,24 @@ void srdma_mr_withdraw(struct srdma_dev *sdev, struct srdma_mr *mr)
 	srdma_mr_put(mr);
 	wait_for_completion(&mr->released);
 }
+
+/**
+ * srdma_mr_fence() - after a key that names @mr was taken away: wait for
+ * the remote accesses to @mr that passed it
+ * @mr: the MR, or the MR a window was bound to
+ *
+ * An access holds the count for one packet's bytes or one atomic, with
+ * bottom halves off on its CPU, so the wait is short. The caller holds no
+ * lock that srdma_rkey_access_begin() takes (a window's).
+ */
+void srdma_mr_fence(struct srdma_mr *mr)
+{
+	/* the key taken away before the count is read: pairs with begin */
+	smp_mb();
+	while (atomic_read_acquire(&mr->accessing))
+		cpu_relax();
+}
+EXPORT_SYMBOL_IF_KUNIT(srdma_mr_fence);
 
 /* An MR with windows bound to it stays (-EBUSY; IBTA 10.6.7.2.6). */
 int srdma_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)

@@ -18,7 +18,7 @@
  */
 #include <srdma/range.h>
 
-#include "srdma.h"
+#include "srdma_engine.h"
 
 #define SRDMA_MW_ACCESS		(IB_ACCESS_LOCAL_WRITE | \
 				 IB_ACCESS_REMOTE_READ | \

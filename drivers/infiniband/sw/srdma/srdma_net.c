@@ -27,7 +27,7 @@
 #include <net/udp_tunnel.h>
 #include <rdma/ib_verbs.h>
 
-#include "srdma.h"
+#include "srdma_engine.h"
 
 /**
  * struct srdma_net - srdma's state in one network namespace
@@ -467,8 +467,7 @@ static void __net_exit srdma_pernet_exit(struct net *net)
 {
 	struct srdma_net *sn = net_generic(net, srdma_net_id);
 
-	/* The netdevs are gone: wait for their devices to let go. */
-	srdma_flush_unregistrations();
+	/* srdma_main.c's exit let the devices on its netdevs go */
 	if (WARN_ON(sn->users))
 		srdma_net_close(sn);
 	mutex_destroy(&sn->lock);

@@ -24,7 +24,7 @@
 #include <linux/udp.h>
 #include <rdma/ib_verbs.h>
 
-#include "srdma.h"
+#include "srdma_engine.h"
 
 /* the largest frame the netdev sends: its MTU, Ethernet and a VLAN tag */
 static u32 srdma_raw_max_frame(struct srdma_dev *sdev)
@@ -87,7 +87,7 @@ bool srdma_raw_req_step(struct srdma_qp *qp, struct srdma_swqe *swqe)
 			srdma_qp_xmit_refused(qp);
 			return false;
 		}
-		srdma_req_wqe_done(qp, swqe, status);
+		srdma_swqe_done(qp, swqe, status);
 		return true;
 	}
 	bytes = skb->len;
@@ -97,8 +97,8 @@ bool srdma_raw_req_step(struct srdma_qp *qp, struct srdma_swqe *swqe)
 		srdma_count(sdev, SRDMA_CNT_SENT_PKTS);
 		srdma_qp_charge(qp, bytes);
 	}
-	srdma_req_wqe_done(qp, swqe, IB_WC_SUCCESS);
-	srdma_req_advance(qp);
+	srdma_swqe_done(qp, swqe, IB_WC_SUCCESS);
+	srdma_swqe_next(qp);
 	return true;
 }
 
@@ -194,7 +194,7 @@ static int srdma_raw_tap(struct sk_buff *skb, struct net_device *ndev,
 			break;
 		/* from the destination MAC on */
 		skb_push(copy, skb->data - skb_mac_header(skb));
-		drop = srdma_qp_enqueue(qp, &qp->resp_pkts, copy, false);
+		drop = srdma_task_enqueue(qp, &qp->resp_pkts, copy, false);
 		if (drop != SRDMA_NUM_COUNTERS) {
 			srdma_count(sdev, drop);
 			kfree_skb(copy);

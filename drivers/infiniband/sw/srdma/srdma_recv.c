@@ -13,33 +13,8 @@
 #include <linux/ipv6.h>
 #include <net/ipv6.h>
 
-#include "srdma.h"
+#include "srdma_engine.h"
 #include "srdma_trace.h"
-
-/**
- * srdma_qp_get() - find a QP by number for the receive path
- * @sdev: the device
- * @qpn: the QP number
- *
- * Return: the QP, held until srdma_qp_put(), or NULL.
- */
-struct srdma_qp *srdma_qp_get(struct srdma_dev *sdev, u32 qpn)
-{
-	struct srdma_qp *qp;
-
-	rcu_read_lock();
-	qp = xa_load(&sdev->qp_xa, qpn);
-	if (qp && !refcount_inc_not_zero(&qp->refs))
-		qp = NULL;
-	rcu_read_unlock();
-	return qp;
-}
-
-void srdma_qp_put(struct srdma_qp *qp)
-{
-	if (refcount_dec_and_test(&qp->refs))
-		complete(&qp->released);
-}
 
 /* the packet's source address as a GID, to compare with the QP's peer */
 static void srdma_pkt_sgid(struct sk_buff *skb, bool ipv6, union ib_gid *gid)
@@ -138,55 +113,6 @@ static enum srdma_counter srdma_recv_check(struct srdma_qp *qp,
 }
 
 /**
- * srdma_recv_queue() - queue a RoCEv2 packet for its QP's engine: requests
- * for the responder, the rest for the completer
- * @qp: the QP, held
- * @skb: the packet, checked; consumed unless refused
- *
- * A packet of a message of several is bulk: its engine runs from the work
- * item, so that a stream of them does not keep the softirq, and the other
- * QPs of the CPU, waiting. A message of one packet and an ACK are handled
- * at once: that is the latency a ping-pong sees.
- *
- * Return: as srdma_qp_enqueue().
- */
-enum srdma_counter srdma_recv_queue(struct srdma_qp *qp, struct sk_buff *skb)
-{
-	u32 flags = srdma_op_flags(srdma_pkt(skb)->opcode);
-	/* every opcode is FIRST, MIDDLE, LAST or ONLY */
-	bool bulk = (flags & SRDMA_OP_ONLY) != SRDMA_OP_ONLY;
-
-	return srdma_qp_enqueue(qp, flags & SRDMA_OP_REQ ? &qp->resp_pkts :
-							   &qp->comp_pkts, skb, bulk);
-}
-
-/**
- * srdma_qp_enqueue() - queue a received packet or frame for a QP's engine
- * and kick it
- * @qp: the QP, held or under RCU
- * @queue: its resp_pkts or comp_pkts
- * @skb: consumed unless refused
- * @later: kick the engine's work item rather than run the engine here
- *
- * Return: SRDMA_NUM_COUNTERS if queued, else the counter of the reason it
- * was refused.
- */
-enum srdma_counter srdma_qp_enqueue(struct srdma_qp *qp,
-				    struct sk_buff_head *queue,
-				    struct sk_buff *skb, bool later)
-{
-	if (skb_queue_len(queue) >= SRDMA_MAX_QUEUED_PKTS)
-		return SRDMA_CNT_DROP_QUEUE_FULL;
-	srdma_count(to_srdma_dev(qp->ibqp.device), SRDMA_CNT_RCVD_PKTS);
-	skb_queue_tail(queue, skb);
-	if (later)
-		srdma_task_kick_later(qp);
-	else
-		srdma_task_kick(qp);
-	return SRDMA_NUM_COUNTERS;
-}
-
-/**
  * srdma_recv() - take a received packet
  * @sdev: the device it came to
  * @skb: the packet, skb->data at the BTH, network header set; consumed
@@ -224,7 +150,7 @@ int srdma_recv(struct srdma_dev *sdev, struct sk_buff *skb, bool trusted)
 	drop = srdma_recv_check(qp, skb, transport);
 	if (drop == SRDMA_NUM_COUNTERS) {
 		trace_srdma_recv(qpn, (struct srdma_bth *)skb->data, skb->len);
-		drop = srdma_recv_queue(qp, skb);
+		drop = srdma_task_recv(qp, skb);
 	}
 	srdma_qp_put(qp);
 	if (drop == SRDMA_NUM_COUNTERS)

@@ -17,7 +17,7 @@
 #include <kunit/visibility.h>
 #include <srdma/psn.h>
 
-#include "srdma.h"
+#include "srdma_engine.h"
 
 /**
  * srdma_reorder_hold() - hold a packet that came before its turn

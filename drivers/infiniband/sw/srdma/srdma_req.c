@@ -13,7 +13,7 @@
  * the end of each message and every SRDMA_ACKREQ_EVERY_PKTS packets.
  *
  * Go-back-N: the completer rewinds the requester to the oldest PSN not
- * acknowledged (srdma_req_rewind()), which sends again from there with the
+ * acknowledged (srdma_comp_rewind()), which sends again from there with the
  * same PSNs; a read is asked again for the bytes still missing. LOCAL_INV,
  * REG_MR and BIND_MW execute when the requester reaches them and complete
  * in order.
@@ -27,7 +27,7 @@
 #include <kunit/visibility.h>
 #include <srdma/psn.h>
 
-#include "srdma.h"
+#include "srdma_engine.h"
 
 enum srdma_msg_pos { POS_FIRST, POS_MIDDLE, POS_LAST, POS_ONLY };
 
@@ -254,15 +254,6 @@ static struct srdma_swqe *srdma_req_next_wqe(struct srdma_qp *qp,
 }
 
 /**
- * srdma_req_advance() - the requester is done with its WQE: on to the next
- * @qp: the QP
- */
-void srdma_req_advance(struct srdma_qp *qp)
-{
-	qp->req.index = srdma_sq_next(qp, qp->req.index);
-}
-
-/**
  * srdma_req_skip_done() - the requester is at a WQE that is done already
  * @qp: the QP
  * @swqe: the WQE, SRDMA_SWQE_DONE
@@ -275,46 +266,8 @@ static bool srdma_req_skip_done(struct srdma_qp *qp, struct srdma_swqe *swqe)
 {
 	if (swqe->status != IB_WC_SUCCESS)
 		return false;
-	srdma_req_advance(qp);
+	srdma_swqe_next(qp);
 	return true;
-}
-
-/**
- * srdma_req_wqe_done() - a WQE is done, with @status, and completes in order
- * @qp: the QP
- * @swqe: the WQE
- * @status: how it completes; an error counts as a local error
- */
-void srdma_req_wqe_done(struct srdma_qp *qp, struct srdma_swqe *swqe,
-			enum ib_wc_status status)
-{
-	swqe->status = status;
-	swqe->state = SRDMA_SWQE_DONE;
-	if (status != IB_WC_SUCCESS)
-		srdma_count(to_srdma_dev(qp->ibqp.device),
-			    SRDMA_CNT_LOCAL_ERRORS);
-}
-
-/**
- * srdma_swqe_copy() - copy bytes of a send WQE's message: its inline data
- * or what its SGEs point at
- * @qp: the QP
- * @swqe: the WQE, checked
- * @offset: bytes of the message to skip
- * @buf: where they go
- * @len: bytes to copy, within the message (srdma_req_pkt_span())
- *
- * Return: 0, or -EACCES if an SGE's key does not allow the access.
- */
-int srdma_swqe_copy(struct srdma_qp *qp, struct srdma_swqe *swqe, u64 offset,
-		    void *buf, u32 len)
-{
-	if (swqe->wqe.wr.send_flags & IB_SEND_INLINE) {
-		memcpy(buf, swqe->wqe.dma.inline_data + offset, len);
-		return 0;
-	}
-	return srdma_sge_copy(qp, swqe->wqe.dma.sge, swqe->wqe.dma.num_sge,
-			      offset, buf, len, false) ? -EACCES : 0;
 }
 
 /*
@@ -554,7 +507,7 @@ static bool srdma_req_rc_step(struct srdma_qp *qp, struct srdma_swqe *swqe)
 		    swqe->wqe.wr.opcode == IB_WR_REG_MR ||
 		    swqe->wqe.wr.opcode == IB_WR_BIND_MW) {
 			srdma_req_local_op(qp, swqe);
-			srdma_req_advance(qp);
+			srdma_swqe_next(qp);
 			return true;
 		}
 		if (!srdma_req_may_start(qp, swqe))
@@ -564,7 +517,7 @@ static bool srdma_req_rc_step(struct srdma_qp *qp, struct srdma_swqe *swqe)
 	} else if (!srdma_psn_before(psn, srdma_psn_add(swqe->first_psn,
 							swqe->npsn))) {
 		/* sent in full before a rewind to an older WQE */
-		srdma_req_advance(qp);
+		srdma_swqe_next(qp);
 		return true;
 	}
 	if (!uc && srdma_psn_diff(psn, qp->comp.psn) >=
@@ -579,7 +532,7 @@ static bool srdma_req_rc_step(struct srdma_qp *qp, struct srdma_swqe *swqe)
 				 send == SRDMA_SEND_LAST || qp->comp.probing);
 	if (err == -EAGAIN || err == -ENOMEM) {
 		if (!uc && srdma_req_refused_too_long(qp)) {
-			srdma_req_wqe_done(qp, swqe, IB_WC_RETRY_EXC_ERR);
+			srdma_swqe_done(qp, swqe, IB_WC_RETRY_EXC_ERR);
 			return true;
 		}
 		srdma_qp_xmit_refused(qp);
@@ -590,7 +543,7 @@ static bool srdma_req_rc_step(struct srdma_qp *qp, struct srdma_swqe *swqe)
 	    srdma_wr_is_rd_atomic(swqe->wqe.wr.opcode))
 		req->rd_atomic++;
 	if (err) {
-		srdma_req_wqe_done(qp, swqe, IB_WC_LOC_PROT_ERR);
+		srdma_swqe_done(qp, swqe, IB_WC_LOC_PROT_ERR);
 		return true;
 	}
 	req->psn = next_psn;
@@ -599,8 +552,8 @@ static bool srdma_req_rc_step(struct srdma_qp *qp, struct srdma_swqe *swqe)
 		/* nothing comes back: done when its last packet is out */
 		if (!srdma_psn_before(next_psn, srdma_psn_add(swqe->first_psn,
 							      swqe->npsn))) {
-			srdma_req_wqe_done(qp, swqe, IB_WC_SUCCESS);
-			srdma_req_advance(qp);
+			srdma_swqe_done(qp, swqe, IB_WC_SUCCESS);
+			srdma_swqe_next(qp);
 		}
 		return true;
 	}
@@ -612,7 +565,7 @@ static bool srdma_req_rc_step(struct srdma_qp *qp, struct srdma_swqe *swqe)
 	if (!srdma_psn_before(next_psn, srdma_psn_add(swqe->first_psn,
 						      swqe->npsn))) {
 		swqe->state = SRDMA_SWQE_SENT;
-		srdma_req_advance(qp);
+		srdma_swqe_next(qp);
 	}
 	if (!qp->comp.deadline_ns)
 		srdma_comp_restart_timer(qp);
@@ -668,16 +621,4 @@ unsigned int srdma_req_run(struct srdma_qp *qp)
 		done++;
 	}
 	return done;
-}
-
-/**
- * srdma_req_rewind() - go back N: send again from the oldest PSN not
- * acknowledged
- * @qp: the QP
- */
-void srdma_req_rewind(struct srdma_qp *qp)
-{
-	qp->req.index = srdma_queue_consumer(&qp->sq.queue);
-	qp->req.psn = qp->comp.psn;
-	qp->req.noack_pkts = 0;
 }

@@ -22,12 +22,12 @@
  *
  * UC requests go through the same execution without ACKs or NAKs (see
  * srdma_resp_uc_pkt()); srdma_resp_run() also hands UD datagrams and raw
- * frames to srdma_ud.c and srdma_raw.c, and the receive WQE helpers here
- * serve them all.
+ * frames to srdma_ud.c and srdma_raw.c. All take and complete receive WQEs
+ * through srdma_wq.c.
  */
 #include <srdma/psn.h>
 
-#include "srdma.h"
+#include "srdma_engine.h"
 
 enum srdma_resp_verdict {
 	SRDMA_RESP_DONE,	/* executed: the expected PSN moves on */
@@ -94,56 +94,6 @@ static bool srdma_resp_flush_ack(struct srdma_qp *qp)
 	return true;
 }
 
-/**
- * srdma_rwqe_take() - take the receive WQE the next message consumes, from
- * the SRQ or the RQ, unless one is taken already
- * @qp: the QP, its engine running
- *
- * Return: 0, -ENOENT if there is none, or -EINVAL if the one due is
- * malformed: more SGEs than its queue's max_sge, which only a process
- * writing its ring itself makes. That one is taken, with no SGE, for the
- * caller to complete with IB_WC_LOC_QP_OP_ERR.
- */
-int srdma_rwqe_take(struct srdma_qp *qp)
-{
-	struct srdma_resp *resp = &qp->resp;
-	struct rxe_recv_wqe *wqe = resp->rwqe;
-	unsigned long flags;
-	u64 length = 0;
-	u32 max_sge, i;
-	bool found;
-
-	if (resp->rwqe_valid)
-		return 0;
-	if (qp->srq) {
-		found = srdma_srq_pop(qp->srq, wqe);
-		max_sge = qp->srq->rq.max_sge;
-	} else {
-		/* the RQ's oldest WQE stays there until it completes */
-		spin_lock_irqsave(&qp->rq.lock, flags);
-		found = !srdma_queue_empty(&qp->rq.queue);
-		if (found)
-			memcpy(wqe, srdma_queue_consumer_slot(&qp->rq.queue),
-			       1 << qp->rq.queue.log2_slot_bytes);
-		spin_unlock_irqrestore(&qp->rq.lock, flags);
-		max_sge = qp->rq.max_sge;
-	}
-	if (!found)
-		return -ENOENT;
-	resp->rwqe_srq = qp->srq;
-	resp->placed = 0;
-	resp->rwqe_valid = true;
-	if (wqe->dma.num_sge > max_sge) {
-		wqe->dma.num_sge = 0;
-		resp->rwqe_length = 0;
-		return -EINVAL;
-	}
-	for (i = 0; i < wqe->dma.num_sge; i++)
-		length += wqe->dma.sge[i].length;
-	resp->rwqe_length = min_t(u64, length, U32_MAX);
-	return 0;
-}
-
 /* take the receive WQE of a SEND or WRITE with immediate */
 static enum srdma_resp_verdict srdma_resp_take_rwqe(struct srdma_qp *qp)
 {
@@ -155,78 +105,6 @@ static enum srdma_resp_verdict srdma_resp_take_rwqe(struct srdma_qp *qp)
 	default:
 		return SRDMA_RESP_MALFORMED;
 	}
-}
-
-/* what every completion of the receive WQE taken carries; it is let go */
-static void srdma_rwqe_wc(struct srdma_qp *qp, struct ib_wc *wc)
-{
-	wc->wr_id = qp->resp.rwqe->wr_id;
-	wc->qp = &qp->ibqp;
-	wc->port_num = SRDMA_PORT;
-	qp->resp.rwqe_valid = false;
-}
-
-/**
- * srdma_rwqe_complete() - complete the receive WQE taken
- * @qp: the QP, its engine running
- * @wc: status, opcode, lengths and flags; the rest is filled here
- * @solicited: the message asked for a solicited event
- */
-void srdma_rwqe_complete(struct srdma_qp *qp, struct ib_wc *wc, bool solicited)
-{
-	unsigned int due = 0;
-	unsigned long flags;
-	bool posted = true;
-
-	srdma_rwqe_wc(qp, wc);
-	if (qp->resp.rwqe_srq) {
-		if (srdma_qp_state(qp) == IB_QPS_ERR)
-			wc->status = IB_WC_WR_FLUSH_ERR;
-		due = srdma_cq_post(qp->rcq, wc, solicited);
-	} else {
-		spin_lock_irqsave(&qp->rq.lock, flags);
-		/* in ERR the flush completed it already */
-		posted = qp->state != IB_QPS_ERR;
-		if (posted)
-			due = srdma_cq_post_wqe(qp->rcq, wc, solicited, &qp->rq);
-		spin_unlock_irqrestore(&qp->rq.lock, flags);
-	}
-	srdma_cq_notify(qp->rcq, due);
-	if (posted && !(due & SRDMA_CQ_ADDED))
-		srdma_qp_error(qp, IB_EVENT_QP_FATAL);
-}
-
-/**
- * srdma_rwqe_fail() - an error of the QP's own (its memory, a WQE, a
- * request it cannot serve): the receive WQE taken, if any, completes with
- * @status, and the QP goes to ERR
- * @qp: the QP, its engine running
- * @status: the error
- * @event: the affiliated event to raise
- */
-void srdma_rwqe_fail(struct srdma_qp *qp, enum ib_wc_status status,
-		     enum ib_event_type event)
-{
-	struct ib_wc wc = { .status = status, .opcode = IB_WC_RECV };
-	struct srdma_wq *rq = qp->resp.rwqe_srq ? NULL : &qp->rq;
-	unsigned int due = 0;
-	unsigned long flags;
-	bool post;
-
-	srdma_count(to_srdma_dev(qp->ibqp.device), SRDMA_CNT_LOCAL_ERRORS);
-	/* in ERR before the CQE can be polled (srdma_qp_set_state()) */
-	srdma_qp_lock_queues(qp, &flags);
-	post = qp->resp.rwqe_valid && (!rq || qp->state != IB_QPS_ERR);
-	if (post) {
-		if (qp->state == IB_QPS_ERR)
-			wc.status = IB_WC_WR_FLUSH_ERR;
-		srdma_rwqe_wc(qp, &wc);
-		srdma_qp_set_state(qp, IB_QPS_ERR);
-		due = srdma_cq_post_wqe(qp->rcq, &wc, false, rq);
-	}
-	srdma_qp_unlock_queues(qp, flags);
-	srdma_cq_notify(qp->rcq, due);
-	srdma_qp_error(qp, event);
 }
 
 /**

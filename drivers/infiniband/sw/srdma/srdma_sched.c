@@ -23,7 +23,7 @@
 #include <linux/ethtool.h>
 #include <linux/rtnetlink.h>
 
-#include "srdma.h"
+#include "srdma_engine.h"
 #include "srdma_trace.h"
 
 /* a frame of the path MTU: what the next packet may cost at most */

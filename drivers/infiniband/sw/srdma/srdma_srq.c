@@ -7,7 +7,7 @@
 #include <kunit/visibility.h>
 #include <rdma/uverbs_ioctl.h>
 
-#include "srdma.h"
+#include "srdma_engine.h"
 
 int srdma_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 		     struct ib_udata *udata)

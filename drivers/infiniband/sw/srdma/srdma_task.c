@@ -23,7 +23,7 @@
  */
 #include <kunit/visibility.h>
 
-#include "srdma.h"
+#include "srdma_engine.h"
 
 static struct workqueue_struct *srdma_engine_wq;
 
@@ -169,6 +169,55 @@ void srdma_task_kick_later(struct srdma_qp *qp)
 {
 	if (srdma_task_claim(qp))
 		srdma_task_queue(&qp->task);
+}
+
+/**
+ * srdma_task_recv() - queue a RoCEv2 packet for its QP's engine: requests
+ * for the responder, the rest for the completer
+ * @qp: the QP, held
+ * @skb: the packet, checked; consumed unless refused
+ *
+ * A packet of a message of several is bulk: its engine runs from the work
+ * item, so that a stream of them does not keep the softirq, and the other
+ * QPs of the CPU, waiting. A message of one packet and an ACK are handled
+ * at once: that is the latency a ping-pong sees.
+ *
+ * Return: as srdma_task_enqueue().
+ */
+enum srdma_counter srdma_task_recv(struct srdma_qp *qp, struct sk_buff *skb)
+{
+	u32 flags = srdma_op_flags(srdma_pkt(skb)->opcode);
+	/* every opcode is FIRST, MIDDLE, LAST or ONLY */
+	bool bulk = (flags & SRDMA_OP_ONLY) != SRDMA_OP_ONLY;
+
+	return srdma_task_enqueue(qp, flags & SRDMA_OP_REQ ? &qp->resp_pkts :
+							   &qp->comp_pkts, skb, bulk);
+}
+
+/**
+ * srdma_task_enqueue() - queue a received packet or frame for a QP's engine
+ * and kick it
+ * @qp: the QP, held or under RCU
+ * @queue: its resp_pkts or comp_pkts
+ * @skb: consumed unless refused
+ * @later: kick the engine's work item rather than run the engine here
+ *
+ * Return: SRDMA_NUM_COUNTERS if queued, else the counter of the reason it
+ * was refused.
+ */
+enum srdma_counter srdma_task_enqueue(struct srdma_qp *qp,
+				      struct sk_buff_head *queue,
+				      struct sk_buff *skb, bool later)
+{
+	if (skb_queue_len(queue) >= SRDMA_MAX_QUEUED_PKTS)
+		return SRDMA_CNT_DROP_QUEUE_FULL;
+	srdma_count(to_srdma_dev(qp->ibqp.device), SRDMA_CNT_RCVD_PKTS);
+	skb_queue_tail(queue, skb);
+	if (later)
+		srdma_task_kick_later(qp);
+	else
+		srdma_task_kick(qp);
+	return SRDMA_NUM_COUNTERS;
 }
 
 /**

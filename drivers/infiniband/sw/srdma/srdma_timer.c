@@ -9,7 +9,7 @@
  */
 #include <kunit/visibility.h>
 
-#include "srdma.h"
+#include "srdma_engine.h"
 
 #define SRDMA_ACK_TIMEOUT_UNIT_NS	4096ULL
 

@@ -21,7 +21,7 @@
 #include <rdma/ib_mad.h>
 #include <srdma/psn.h>
 
-#include "srdma.h"
+#include "srdma_engine.h"
 
 /* the AV of the AH a WQE names, copied: the AH may be destroyed meanwhile */
 static bool srdma_ud_av(struct srdma_qp *qp, u32 ah_num, struct srdma_av *av)
@@ -123,11 +123,11 @@ bool srdma_ud_req_step(struct srdma_qp *qp, struct srdma_swqe *swqe)
 	int err;
 
 	if (swqe->length > srdma_ud_mtu_bytes(sdev)) {
-		srdma_req_wqe_done(qp, swqe, IB_WC_LOC_LEN_ERR);
+		srdma_swqe_done(qp, swqe, IB_WC_LOC_LEN_ERR);
 		return true;
 	}
 	if (!srdma_ud_av(qp, swqe->wqe.wr.wr.ud.ah_num, &av)) {
-		srdma_req_wqe_done(qp, swqe, IB_WC_LOC_QP_OP_ERR);
+		srdma_swqe_done(qp, swqe, IB_WC_LOC_QP_OP_ERR);
 		return true;
 	}
 	srdma_ud_rate(qp, &av);
@@ -135,7 +135,7 @@ bool srdma_ud_req_step(struct srdma_qp *qp, struct srdma_swqe *swqe)
 		return false;
 	err = srdma_ud_send_pkt(qp, swqe, &av);
 	if (err == -EACCES) {
-		srdma_req_wqe_done(qp, swqe, IB_WC_LOC_PROT_ERR);
+		srdma_swqe_done(qp, swqe, IB_WC_LOC_PROT_ERR);
 		return true;
 	}
 	if (srdma_xmit_busy(err)) {
@@ -145,8 +145,8 @@ bool srdma_ud_req_step(struct srdma_qp *qp, struct srdma_swqe *swqe)
 	}
 	/* any other error lost the datagram on its way (counted): UD is so */
 	req->psn = srdma_psn_add(req->psn, 1);
-	srdma_req_wqe_done(qp, swqe, IB_WC_SUCCESS);
-	srdma_req_advance(qp);
+	srdma_swqe_done(qp, swqe, IB_WC_SUCCESS);
+	srdma_swqe_next(qp);
 	return true;
 }
 

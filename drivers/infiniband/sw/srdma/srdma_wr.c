@@ -1,69 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
  * Work requests: posting by kernel consumers into the same rxe-layout rings
- * that librxe fills for processes, the doorbell of user QPs, and flushing.
+ * that librxe fills for processes, and the doorbell of user QPs.
  *
  * A send is posted in RTS, SQD, SQE and ERR only; before, the post fails
  * with EINVAL (a process's doorbell too, and the WQEs it wrote leave its
  * ring unsent). A receive is posted in every state but RESET. In ERR
  * every WQE, outstanding or newly posted, completes with
  * IB_WC_WR_FLUSH_ERR; a completion that finds its CQ full stays in the
- * queue and is flushed by the next post, doorbell or move to ERR.
+ * queue and is flushed (srdma_qp_flush()) by the next post, doorbell or
+ * move to ERR.
  */
 #include <kunit/visibility.h>
 
 #include "srdma.h"
 
-#define QPT(_type)	BIT(IB_QPT_##_type)
-
-/* the QP types each send opcode is valid on */
-static const u32 srdma_send_opcode_qp_types[] = {
-	[IB_WR_RDMA_WRITE] = QPT(RC) | QPT(UC),
-	[IB_WR_RDMA_WRITE_WITH_IMM] = QPT(RC) | QPT(UC),
-	[IB_WR_SEND] = QPT(RC) | QPT(UC) | QPT(UD) | QPT(GSI) |
-		       QPT(RAW_PACKET),
-	[IB_WR_SEND_WITH_IMM] = QPT(RC) | QPT(UC) | QPT(UD) | QPT(GSI),
-	[IB_WR_RDMA_READ] = QPT(RC),
-	[IB_WR_ATOMIC_CMP_AND_SWP] = QPT(RC),
-	[IB_WR_ATOMIC_FETCH_AND_ADD] = QPT(RC),
-	[IB_WR_SEND_WITH_INV] = QPT(RC),
-	[IB_WR_LOCAL_INV] = QPT(RC) | QPT(UC),
-	[IB_WR_REG_MR] = QPT(RC) | QPT(UC),
-	[IB_WR_ATOMIC_WRITE] = QPT(RC),
-	[IB_WR_BIND_MW] = QPT(RC) | QPT(UC),
-};
-
-/* the completion opcode of each send opcode */
-static const u8 srdma_send_wc_opcode[] = {
-	[IB_WR_RDMA_WRITE] = IB_WC_RDMA_WRITE,
-	[IB_WR_RDMA_WRITE_WITH_IMM] = IB_WC_RDMA_WRITE,
-	[IB_WR_SEND] = IB_WC_SEND,
-	[IB_WR_SEND_WITH_IMM] = IB_WC_SEND,
-	[IB_WR_RDMA_READ] = IB_WC_RDMA_READ,
-	[IB_WR_ATOMIC_CMP_AND_SWP] = IB_WC_COMP_SWAP,
-	[IB_WR_ATOMIC_FETCH_AND_ADD] = IB_WC_FETCH_ADD,
-	[IB_WR_SEND_WITH_INV] = IB_WC_SEND,
-	[IB_WR_LOCAL_INV] = IB_WC_LOCAL_INV,
-	[IB_WR_REG_MR] = IB_WC_REG_MR,
-	[IB_WR_ATOMIC_WRITE] = IB_WC_ATOMIC_WRITE,
-	[IB_WR_BIND_MW] = IB_WC_BIND_MW,
-};
-
-bool srdma_send_opcode_ok(enum ib_qp_type type, u32 opcode)
-{
-	return opcode < ARRAY_SIZE(srdma_send_opcode_qp_types) &&
-	       (srdma_send_opcode_qp_types[opcode] & BIT(type));
-}
-
-/* the opcode of a WQE may come from a process: anything unknown is a send */
-enum ib_wc_opcode srdma_wc_opcode(u32 wr_opcode)
-{
-	if (wr_opcode < ARRAY_SIZE(srdma_send_wc_opcode))
-		return srdma_send_wc_opcode[wr_opcode];
-	return IB_WC_SEND;
-}
-
-/* in 64 bits: 32-bit SGE lengths must not wrap into a small total */
 static u64 srdma_sge_bytes(const struct ib_sge *sg_list, int num_sge)
 {
 	u64 bytes = 0;
@@ -202,58 +153,6 @@ static void srdma_recv_wqe_fill(struct rxe_recv_wqe *wqe,
 		wqe->dma.sge[i].lkey = wr->sg_list[i].lkey;
 	}
 }
-
-/* flush one WQ of a QP in ERR; returns what its CQ's consumer is due */
-static unsigned int srdma_wq_flush(struct srdma_qp *qp, struct srdma_wq *wq,
-				   struct srdma_cq *cq, bool send)
-{
-	struct ib_wc wc = {
-		.status = IB_WC_WR_FLUSH_ERR,
-		.qp = &qp->ibqp,
-		.port_num = SRDMA_PORT,
-	};
-	unsigned int due = 0, one;
-	unsigned long flags;
-
-	spin_lock_irqsave(&wq->lock, flags);
-	while (qp->state == IB_QPS_ERR && !srdma_queue_empty(&wq->queue)) {
-		if (send) {
-			struct rxe_send_wqe *wqe =
-				srdma_queue_consumer_slot(&wq->queue);
-
-			wc.wr_id = READ_ONCE(wqe->wr.wr_id);
-			wc.opcode = srdma_wc_opcode(READ_ONCE(wqe->wr.opcode));
-		} else {
-			struct rxe_recv_wqe *wqe =
-				srdma_queue_consumer_slot(&wq->queue);
-
-			wc.wr_id = READ_ONCE(wqe->wr_id);
-			wc.opcode = IB_WC_RECV;
-		}
-		one = srdma_cq_post(cq, &wc, false);
-		due |= one;
-		if (!(one & SRDMA_CQ_ADDED))
-			break;
-		srdma_queue_advance_consumer(&wq->queue);
-	}
-	spin_unlock_irqrestore(&wq->lock, flags);
-	return due;
-}
-
-/**
- * srdma_qp_flush() - complete every WQE of a QP in ERR with a flush error
- * @qp: the QP; no srdma lock held, completion handlers run from here
- *
- * The receive WQEs of an SRQ belong to the SRQ and are not flushed.
- */
-void srdma_qp_flush(struct srdma_qp *qp)
-{
-	srdma_cq_notify(qp->scq, srdma_wq_flush(qp, &qp->sq, qp->scq, true));
-	if (!qp->srq)
-		srdma_cq_notify(qp->rcq,
-				srdma_wq_flush(qp, &qp->rq, qp->rcq, false));
-}
-EXPORT_SYMBOL_IF_KUNIT(srdma_qp_flush);
 
 /* the verbs refuse a send before RTS */
 static bool srdma_send_state_ok(enum ib_qp_state state)
