@@ -333,16 +333,10 @@ static int do_post(struct end *x, struct end *peer, int arg)
 		.length = MSG_BYTES,
 		.lkey = x->mr->lkey,
 	};
-	struct ibv_send_wr wr = {
-		.sg_list = &sge,
-		.num_sge = 1,
-		.opcode = IBV_WR_RDMA_WRITE,
-		.send_flags = IBV_SEND_SIGNALED,
-		.wr.rdma = {
-			.remote_addr = (uintptr_t)peer->buf,
-			.rkey = peer->mr->rkey,
-		},
-	}, *bad;
+	struct ibv_send_wr wr = rc_send_wr(0, IBV_WR_RDMA_WRITE, &sge, 1,
+					   IBV_SEND_SIGNALED,
+					   (uintptr_t)peer->buf,
+					   peer->mr->rkey), *bad;
 
 	(void)arg;
 	x->posted++;

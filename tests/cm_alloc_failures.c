@@ -355,10 +355,8 @@ static bool send_round(struct client *c, unsigned int round)
 {
 	struct ibv_sge sge = { .addr = (uintptr_t)c->buf,
 			       .length = MSG_BYTES };
-	struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1,
-				  .opcode = IBV_WR_SEND,
-				  .send_flags = IBV_SEND_SIGNALED,
-				  .wr_id = round }, *bad;
+	struct ibv_send_wr wr = rc_send_wr(round, IBV_WR_SEND, &sge, 1,
+					   IBV_SEND_SIGNALED, 0, 0), *bad;
 
 	fill(c->buf, round);
 	c->mr = ibv_reg_mr(c->pd, c->buf, MSG_BYTES, IBV_ACCESS_LOCAL_WRITE);

@@ -70,29 +70,21 @@ struct stream {
 	unsigned int outstanding;
 };
 
-static void bad_usage(void)
-{
-	fputs("usage: rate_bw [-t SECONDS] [-w WARMUP] [-s BYTES] [-d DEPTH] [-R TOOL]\n"
-	      "               [-c AT:LIMIT] [-u | -r] DEVICE PEER_DEVICE LIMIT_KBPS...\n",
-	      stderr);
-	exit(2);
-}
+/* bad_usage()'s text */
+#define USAGE	\
+	"usage: rate_bw [-t SECONDS] [-w WARMUP] [-s BYTES] [-d DEPTH] [-R TOOL]\n" \
+	"               [-c AT:LIMIT] [-u | -r] DEVICE PEER_DEVICE LIMIT_KBPS...\n"
 
 static bool read_mode;
 
 static int post(struct stream *s, unsigned int msg)
 {
 	struct ibv_sge sge = rc_sge(&s->src, 0, msg);
-	struct ibv_send_wr wr = {
-		.opcode = read_mode ? IBV_WR_RDMA_READ : IBV_WR_RDMA_WRITE,
-		.sg_list = &sge,
-		.num_sge = 1,
-		.send_flags = IBV_SEND_SIGNALED,
-		.wr.rdma = {
-			.remote_addr = (uintptr_t)s->dst.p,
-			.rkey = s->dst.mr->rkey,
-		},
-	};
+	struct ibv_send_wr wr = rc_send_wr(0, read_mode ? IBV_WR_RDMA_READ :
+						       IBV_WR_RDMA_WRITE,
+					   &sge, 1, IBV_SEND_SIGNALED,
+					   (uintptr_t)s->dst.p,
+					   s->dst.mr->rkey);
 
 	if (rc_post_send(s->p.a.qp, &wr))
 		return -1;
@@ -196,7 +188,7 @@ int main(int argc, char **argv)
 		case 'c':
 			if (sscanf(optarg, "%lf:%llu", &change_at,
 				   &change_limit) != 2 || change_at <= 0)
-				bad_usage();
+				bad_usage(USAGE);
 			break;
 		case 'u':
 			qo.qp_type = IBV_QPT_UC;
@@ -205,7 +197,7 @@ int main(int argc, char **argv)
 			read_mode = true;
 			break;
 		default:
-			bad_usage();
+			bad_usage(USAGE);
 		}
 	}
 	n = argc - optind - 2;
@@ -213,7 +205,7 @@ int main(int argc, char **argv)
 	    warmup < 0 || !msg || !depth || depth > RC_WR ||
 	    change_at + warmup >= seconds ||
 	    (read_mode && qo.qp_type == IBV_QPT_UC))
-		bad_usage();
+		bad_usage(USAGE);
 	/* the device whose QP sends the data, and is paced */
 	paced_dev = argv[optind + read_mode];
 

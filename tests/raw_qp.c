@@ -28,6 +28,7 @@
 #include <sys/socket.h>
 
 #include "tap.h"
+#include "rc_pair.h"
 
 #define ETHERTYPE_TEST	0x88b5	/* IEEE local experimental */
 #define NFRAMES		8
@@ -134,30 +135,24 @@ static int raw_setup(struct raw *r, const char *dev)
 	return ibv_modify_qp(r->qp, &attr, IBV_QP_STATE);
 }
 
-static int post_recv(struct raw *r, unsigned int i, unsigned int len)
+/* buf_sge() - @len bytes of buffer @i: NBUFS to receive into, then to send */
+static struct ibv_sge buf_sge(const struct raw *r, unsigned int i,
+			      unsigned int len)
 {
 	struct ibv_sge sge = {
 		.addr = (uintptr_t)(r->buf + i * BUF_BYTES),
 		.length = len,
 		.lkey = r->mr->lkey,
 	};
-	struct ibv_recv_wr wr = { .wr_id = i, .sg_list = &sge, .num_sge = 1 };
-	struct ibv_recv_wr *bad;
 
-	return ibv_post_recv(r->qp, &wr, &bad);
+	return sge;
 }
 
 static int post_send(struct raw *r, unsigned int i, unsigned int len)
 {
-	struct ibv_sge sge = {
-		.addr = (uintptr_t)(r->buf + (NBUFS + i) * BUF_BYTES),
-		.length = len,
-		.lkey = r->mr->lkey,
-	};
-	struct ibv_send_wr wr = {
-		.wr_id = 1000 + i, .sg_list = &sge, .num_sge = 1,
-		.opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED,
-	};
+	struct ibv_sge sge = buf_sge(r, NBUFS + i, len);
+	struct ibv_send_wr wr = rc_send_wr(1000 + i, IBV_WR_SEND, &sge, 1,
+					   IBV_SEND_SIGNALED, 0, 0);
 	struct ibv_send_wr *bad;
 
 	return ibv_post_send(r->qp, &wr, &bad);
@@ -293,12 +288,13 @@ static void test_recv(struct raw *r)
 	};
 	unsigned char frame[BUF_BYTES];
 	unsigned int i, ok = 0, roce = 0;
+	struct ibv_sge sge = buf_sge(r, 0, BUF_BYTES);
 	unsigned int len;
 	struct ibv_wc wc;
 
 	sll.sll_ifindex = peer_ifindex;
-	for (i = 0; i < NBUFS; i++)
-		post_recv(r, i, BUF_BYTES);
+	/* receive wr_id i into buffer i */
+	rc_post_recvs(r->qp, NULL, 0, NBUFS, &sge, 1, BUF_BYTES);
 	/* a RoCEv2 frame first: it must not take a buffer */
 	len = make_rocev2(frame);
 	sendto(peer_sock, frame, len, 0, (struct sockaddr *)&sll, sizeof(sll));
@@ -314,7 +310,8 @@ static void test_recv(struct raw *r)
 		while (!poll_one(r, &wc)) {
 			unsigned char *p = r->buf + wc.wr_id * BUF_BYTES;
 
-			post_recv(r, wc.wr_id, BUF_BYTES);
+			sge = buf_sge(r, wc.wr_id, BUF_BYTES);
+			rc_post_recvs(r->qp, NULL, wc.wr_id, 1, &sge, 1, 0);
 			if (wc.status != IBV_WC_SUCCESS || wc.opcode != IBV_WC_RECV) {
 				diag("receive completion status %d", wc.status);
 				break;
@@ -347,11 +344,12 @@ static void test_recv_too_small(struct raw *r)
 		.sll_halen = ETH_ALEN,
 	};
 	unsigned char frame[BUF_BYTES];
+	struct ibv_sge sge = buf_sge(r, 0, 40);
 	struct ibv_wc wc;
 	int st = -1;
 
 	sll.sll_ifindex = peer_ifindex;
-	post_recv(r, 0, 40);
+	rc_post_recvs(r->qp, NULL, 0, 1, &sge, 1, 0);
 	make_frame(frame, 200, own_mac, peer_mac, 7);
 	sendto(peer_sock, frame, 200, 0, (struct sockaddr *)&sll, sizeof(sll));
 	if (!poll_one(r, &wc))

@@ -96,17 +96,11 @@ static int transfer(const struct opts *o, struct rc_pair *p,
 		while (posted < nmsg && posted - done < o->depth) {
 			size_t off = (size_t)posted * o->msg;
 			struct ibv_sge sge = rc_sge(local, off, o->msg);
-			struct ibv_send_wr wr = {
-				.wr_id = posted,
-				.sg_list = &sge,
-				.num_sge = 1,
-				.opcode = op,
-				.send_flags = IBV_SEND_SIGNALED,
-				.wr.rdma = {
-					.remote_addr = (uintptr_t)(remote->p + off),
-					.rkey = remote->mr->rkey,
-				},
-			};
+			struct ibv_send_wr wr =
+				rc_send_wr(posted, op, &sge, 1,
+					   IBV_SEND_SIGNALED,
+					   (uintptr_t)(remote->p + off),
+					   remote->mr->rkey);
 
 			err = rc_verb_err(ibv_post_send(p->a.qp, &wr, &bad));
 			if (err) {
@@ -216,12 +210,8 @@ static bool bulk_connect(const struct opts *o, struct rc_pair *p,
 	return false;
 }
 
-static void bad_usage(void)
-{
-	fprintf(stderr,
-		"usage: rc_bulk [-m MIB] [-s BYTES] [-d DEPTH] [-t TIMEOUT] [-T SECONDS] [-g GUARD] [-p PAUSE] DEVICE PEER_DEVICE\n");
-	exit(2);
-}
+/* bad_usage()'s text */
+#define USAGE	"usage: rc_bulk [-m MIB] [-s BYTES] [-d DEPTH] [-t TIMEOUT] [-T SECONDS] [-g GUARD] [-p PAUSE] DEVICE PEER_DEVICE\n"
 
 int main(int argc, char **argv)
 {
@@ -262,12 +252,12 @@ int main(int argc, char **argv)
 			o.pause = strtoul(optarg, NULL, 0);
 			break;
 		default:
-			bad_usage();
+			bad_usage(USAGE);
 		}
 	}
 	if (argc - optind != 2 || !o.bytes || !o.msg || o.bytes % o.msg ||
 	    !o.depth || o.depth > 1024 || o.timeout > 31 || !o.seconds)
-		bad_usage();
+		bad_usage(USAGE);
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	signal(SIGALRM, tap_bail_out_on_alarm);

@@ -203,13 +203,8 @@ static int post_and_time(struct ibv_qp *qp, struct ibv_cq *cq,
 		.length = MSG_BYTES,
 		.lkey = mr->lkey,
 	};
-	struct ibv_send_wr wr = {
-		.wr_id = WR_ID,
-		.sg_list = &sge,
-		.num_sge = 1,
-		.opcode = IBV_WR_SEND,
-		.send_flags = IBV_SEND_SIGNALED,
-	}, *bad;
+	struct ibv_send_wr wr = rc_send_wr(WR_ID, IBV_WR_SEND, &sge, 1,
+					   IBV_SEND_SIGNALED, 0, 0), *bad;
 	long long t0, t;
 	struct ibv_wc wc;
 	int n, err;
@@ -675,14 +670,11 @@ static int run_sleep(const struct opts *o)
 	return 0;
 }
 
-static void bad_usage(void)
-{
-	fprintf(stderr,
-		"usage: rc_timeout [-a [-l]] [-b PCT,MS] [-r REPS] ack DEVICE PEER_IPV4\n"
-		"       rc_timeout [-a [-l]] [-b PCT,MS] [-r REPS] rnr DEVICE PEER_DEVICE\n"
-		"       rc_timeout [-r REPS] sleep\n");
-	exit(2);
-}
+/* bad_usage()'s text */
+#define USAGE	\
+	"usage: rc_timeout [-a [-l]] [-b PCT,MS] [-r REPS] ack DEVICE PEER_IPV4\n" \
+	"       rc_timeout [-a [-l]] [-b PCT,MS] [-r REPS] rnr DEVICE PEER_DEVICE\n" \
+	"       rc_timeout [-r REPS] sleep\n"
 
 int main(int argc, char **argv)
 {
@@ -700,21 +692,21 @@ int main(int argc, char **argv)
 		case 'b':
 			if (sscanf(optarg, "%lf,%lf", &o.bound_pct,
 				   &o.bound_ms) != 2)
-				bad_usage();
+				bad_usage(USAGE);
 			break;
 		case 'r':
 			o.reps = atoi(optarg);
 			if (o.reps < 1 || o.reps > MAX_REPS)
-				bad_usage();
+				bad_usage(USAGE);
 			break;
 		default:
-			bad_usage();
+			bad_usage(USAGE);
 		}
 	}
 	argc -= optind;
 	argv += optind;
 	if (argc < 1)
-		bad_usage();
+		bad_usage(USAGE);
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	signal(SIGALRM, tap_bail_out_on_alarm);
@@ -730,7 +722,7 @@ int main(int argc, char **argv)
 	else if (!strcmp(argv[0], "sleep") && argc == 1)
 		ret = run_sleep(&o);
 	else
-		bad_usage();
+		bad_usage(USAGE);
 
 	if (ret)
 		printf("Bail out! cannot go on\n");

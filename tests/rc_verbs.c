@@ -389,52 +389,6 @@ static bool __printf(2, 3) check_quiet(struct ibv_cq *cq, const char *fmt, ...)
 	return ok;
 }
 
-/*
- * check_flushed() - @wc holds exactly the work requests @ids, each once,
- * each IBV_WC_WR_FLUSH_ERR of @qp
- */
-static void check_flushed(const char *what, struct ibv_qp *qp,
-			  const struct ibv_wc *wc, int n,
-			  const unsigned long long *ids, unsigned int n_ids)
-{
-	unsigned int i, seen, wrong = 0, bad = 0;
-	int k;
-
-	for (i = 0; i < n_ids; i++) {
-		seen = 0;
-		for (k = 0; k < n; k++)
-			seen += wc[k].wr_id == ids[i];
-		if (seen != 1) {
-			wrong++;
-			diag("%s: wr_id %#llx completed %u times", what, ids[i],
-			     seen);
-		}
-	}
-	for (k = 0; k < n; k++) {
-		for (i = 0; i < n_ids && wc[k].wr_id != ids[i]; i++)
-			;
-		if (i == n_ids) {
-			wrong++;
-			diag("%s: unexpected wr_id %#llx (%s)", what,
-			     (unsigned long long)wc[k].wr_id,
-			     ibv_wc_status_str(wc[k].status));
-		}
-		if (wc[k].status != IBV_WC_WR_FLUSH_ERR ||
-		    wc[k].qp_num != qp->qp_num) {
-			bad++;
-			diag("%s: wr_id %#llx: %s, qp_num %#x", what,
-			     (unsigned long long)wc[k].wr_id,
-			     ibv_wc_status_str(wc[k].status), wc[k].qp_num);
-		}
-	}
-	check(n == (int)n_ids && !wrong,
-	      "%s: %u flushed, each wr_id exactly once", what, n_ids);
-	if (n != (int)n_ids)
-		diag("%d completions", n);
-	check(n > 0 && !bad, "%s: each IBV_WC_WR_FLUSH_ERR of QP %#x", what,
-	      qp->qp_num);
-}
-
 static bool __printf(3, 4) check_state(struct ibv_qp *qp, int want,
 				       const char *fmt, ...)
 {
@@ -530,20 +484,13 @@ static void transfer(struct test *t, struct rc_pair *p, enum ibv_wr_opcode op,
 		}
 	}
 
-	memset(&wr, 0, sizeof(wr));
-	wr.wr_id = next_wr_id(t);
-	wr.opcode = op;
-	wr.send_flags = IBV_SEND_SIGNALED;
 	sge = rc_sge(&t->ba, read ? DST_OFF : SRC_OFF, len);
-	wr.sg_list = &sge;
-	wr.num_sge = len ? 1 : 0;
+	wr = rc_send_wr(next_wr_id(t), op, &sge, len ? 1 : 0,
+			IBV_SEND_SIGNALED,
+			(uintptr_t)t->bb.p + (read ? SRC_OFF : DST_OFF),
+			t->bb.mr->rkey);
 	if (imm)
 		wr.imm_data = htonl(seed * 0x01000193u);
-	if (!send) {
-		wr.wr.rdma.remote_addr =
-			(uintptr_t)t->bb.p + (read ? SRC_OFF : DST_OFF);
-		wr.wr.rdma.rkey = t->bb.mr->rkey;
-	}
 	if (rc_post_send(p->a.qp, &wr)) {
 		check(false, "%s %zu B: post", name, len);
 		return;
@@ -616,15 +563,9 @@ static void atomic(struct test *t, struct rc_pair *p, enum ibv_wr_opcode op,
 
 	*target = before;
 	*orig = ~before;
-	memset(&wr, 0, sizeof(wr));
 	sge = rc_sge(&t->ba, ATOMIC_OFF, sizeof(*orig));
-	wr.wr_id = next_wr_id(t);
-	wr.opcode = op;
-	wr.send_flags = IBV_SEND_SIGNALED;
-	wr.sg_list = &sge;
-	wr.num_sge = 1;
-	wr.wr.atomic.remote_addr = (uintptr_t)target;
-	wr.wr.atomic.rkey = t->bb.mr->rkey;
+	wr = rc_send_wr(next_wr_id(t), op, &sge, 1, IBV_SEND_SIGNALED,
+			(uintptr_t)target, t->bb.mr->rkey);
 	wr.wr.atomic.compare_add = compare_add;
 	wr.wr.atomic.swap = swap;
 	if (rc_post_send(p->a.qp, &wr)) {
@@ -678,15 +619,9 @@ static bool rdma_at(struct test *t, struct rc_pair *p, enum ibv_wr_opcode op,
 
 	rc_fill(read ? target : local, len, seed);
 	memset(read ? local : target, 0, len);
-	memset(&wr, 0, sizeof(wr));
 	sge = rc_sge(&t->ba, read ? DST_OFF : SRC_OFF, len);
-	wr.wr_id = next_wr_id(t);
-	wr.opcode = op;
-	wr.send_flags = IBV_SEND_SIGNALED;
-	wr.sg_list = &sge;
-	wr.num_sge = 1;
-	wr.wr.rdma.remote_addr = (uintptr_t)target;
-	wr.wr.rdma.rkey = rkey;
+	wr = rc_send_wr(next_wr_id(t), op, &sge, 1, IBV_SEND_SIGNALED,
+			(uintptr_t)target, rkey);
 	if (rc_post_send(p->a.qp, &wr))
 		return check(false, "%s: post", what);
 	w = status == IBV_WC_SUCCESS ?
@@ -974,13 +909,9 @@ static void test_mw(struct test *t)
 	sge = rc_sge(&t->bb, SCRATCH_OFF, SMALL_BYTES);
 	if (rc_post_recv(&p.b, rwr, &sge, 1))
 		goto out;
-	memset(&wr, 0, sizeof(wr));
 	sge = rc_sge(&t->ba, SRC_OFF, 8);
-	wr.wr_id = next_wr_id(t);
-	wr.opcode = IBV_WR_SEND_WITH_INV;
-	wr.send_flags = IBV_SEND_SIGNALED;
-	wr.sg_list = &sge;
-	wr.num_sge = 1;
+	wr = rc_send_wr(next_wr_id(t), IBV_WR_SEND_WITH_INV, &sge, 1,
+			IBV_SEND_SIGNALED, 0, 0);
 	wr.invalidate_rkey = rkey2;
 	if (rc_post_send(p.a.qp, &wr))
 		goto out;
@@ -1033,13 +964,10 @@ out:
 /* post_local_inv() - a signaled LOCAL_INV of @rkey on @qp */
 static int post_local_inv(struct test *t, struct ibv_qp *qp, unsigned int rkey)
 {
-	struct ibv_send_wr wr = {
-		.wr_id = next_wr_id(t),
-		.opcode = IBV_WR_LOCAL_INV,
-		.send_flags = IBV_SEND_SIGNALED,
-		.invalidate_rkey = rkey,
-	};
+	struct ibv_send_wr wr = rc_send_wr(next_wr_id(t), IBV_WR_LOCAL_INV,
+					   NULL, 0, IBV_SEND_SIGNALED, 0, 0);
 
+	wr.invalidate_rkey = rkey;
 	return rc_post_send(qp, &wr);
 }
 
@@ -1069,15 +997,10 @@ static int race_round(struct test *t, struct rc_pair *p, struct rc_end *inv,
 		seeds[i] = next_seed(t);
 		rc_fill(t->ba.p + SRC_OFF + i * RACE_BYTES, RACE_BYTES, seeds[i]);
 		sge = rc_sge(&t->ba, SRC_OFF + i * RACE_BYTES, RACE_BYTES);
-		memset(&wr, 0, sizeof(wr));
-		wr.wr_id = next_wr_id(t);
-		ids[i] = wr.wr_id;
-		wr.opcode = IBV_WR_RDMA_WRITE;
-		wr.send_flags = IBV_SEND_SIGNALED;
-		wr.sg_list = &sge;
-		wr.num_sge = 1;
-		wr.wr.rdma.remote_addr = (uintptr_t)mr->p + i * RACE_BYTES;
-		wr.wr.rdma.rkey = rkey;
+		ids[i] = next_wr_id(t);
+		wr = rc_send_wr(ids[i], IBV_WR_RDMA_WRITE, &sge, 1,
+				IBV_SEND_SIGNALED,
+				(uintptr_t)mr->p + i * RACE_BYTES, rkey);
 		if (rc_post_send(p->a.qp, &wr))
 			return -1;
 	}
@@ -1296,12 +1219,9 @@ static void test_sges(struct test *t, struct rc_pair *p)
 	rc_fill(t->bb.p + DST_OFF,
 		rp[3].off + rp[3].len + GUARD_BYTES - DST_OFF, fill);
 	rwr = next_wr_id(t);
-	memset(&wr, 0, sizeof(wr));
-	wr.wr_id = next_wr_id(t);
-	wr.opcode = IBV_WR_SEND;
-	wr.send_flags = IBV_SEND_SIGNALED;
-	wr.sg_list = piece_sges(sge, &t->ba, sp, 4);
-	wr.num_sge = 4;
+	wr = rc_send_wr(next_wr_id(t), IBV_WR_SEND,
+			piece_sges(sge, &t->ba, sp, 4), 4, IBV_SEND_SIGNALED,
+			0, 0);
 	if (!rc_post_recv(&p->b, rwr, piece_sges(rsge, &t->bb, rp, 4), 4) &&
 	    !rc_post_send(p->a.qp, &wr)) {
 		w = want_ok(wr.wr_id, p->a.qp, IBV_WC_SEND, -1);
@@ -1321,10 +1241,9 @@ static void test_sges(struct test *t, struct rc_pair *p)
 	fill = next_seed(t);
 	fill_pieces(&t->ba, sp, 4, seed);
 	rc_fill(t->bb.p + DST_OFF, total + GUARD_BYTES, fill);
-	wr.wr_id = next_wr_id(t);
-	wr.opcode = IBV_WR_RDMA_WRITE;
-	wr.wr.rdma.remote_addr = (uintptr_t)t->bb.p + DST_OFF;
-	wr.wr.rdma.rkey = t->bb.mr->rkey;
+	wr = rc_send_wr(next_wr_id(t), IBV_WR_RDMA_WRITE, sge, 4,
+			IBV_SEND_SIGNALED, (uintptr_t)t->bb.p + DST_OFF,
+			t->bb.mr->rkey);
 	if (!rc_post_send(p->a.qp, &wr)) {
 		w = want_ok(wr.wr_id, p->a.qp, IBV_WC_RDMA_WRITE, -1);
 		check_wc(p->a.scq, &w, &wc,
@@ -1346,14 +1265,9 @@ static void test_sges(struct test *t, struct rc_pair *p)
 	rc_fill(t->bb.p + SRC_OFF, 3 * mtu + 16, seed);
 	rc_fill(t->ba.p + DST_OFF,
 		rp[2].off + rp[2].len + GUARD_BYTES - DST_OFF, fill);
-	memset(&wr, 0, sizeof(wr));
-	wr.wr_id = next_wr_id(t);
-	wr.opcode = IBV_WR_RDMA_READ;
-	wr.send_flags = IBV_SEND_SIGNALED;
-	wr.sg_list = piece_sges(sge, &t->ba, rp, 3);
-	wr.num_sge = 3;
-	wr.wr.rdma.remote_addr = (uintptr_t)t->bb.p + SRC_OFF;
-	wr.wr.rdma.rkey = t->bb.mr->rkey;
+	wr = rc_send_wr(next_wr_id(t), IBV_WR_RDMA_READ,
+			piece_sges(sge, &t->ba, rp, 3), 3, IBV_SEND_SIGNALED,
+			(uintptr_t)t->bb.p + SRC_OFF, t->bb.mr->rkey);
 	if (!rc_post_send(p->a.qp, &wr)) {
 		w = want_ok(wr.wr_id, p->a.qp, IBV_WC_RDMA_READ, 3 * mtu + 16);
 		check_wc(p->a.scq, &w, &wc,
@@ -1395,15 +1309,12 @@ static void test_inline(struct test *t, struct rc_pair *p)
 	rc_fill(t->bb.p + DST_OFF, sizeof(one) + GUARD_BYTES, fill);
 	rwr = next_wr_id(t);
 	rsge = rc_sge(&t->bb, DST_OFF, sizeof(one) + GUARD_BYTES);
-	memset(&wr, 0, sizeof(wr));
+	/* SGEs of unregistered memory, lkey 0 */
 	sge[0].addr = (uintptr_t)one;
 	sge[0].length = sizeof(one);
 	sge[0].lkey = 0;
-	wr.wr_id = next_wr_id(t);
-	wr.opcode = IBV_WR_SEND;
-	wr.send_flags = IBV_SEND_SIGNALED | IBV_SEND_INLINE;
-	wr.sg_list = sge;
-	wr.num_sge = 1;
+	wr = rc_send_wr(next_wr_id(t), IBV_WR_SEND, sge, 1,
+			IBV_SEND_SIGNALED | IBV_SEND_INLINE, 0, 0);
 	if (!rc_post_recv(&p->b, rwr, &rsge, 1) &&
 	    !rc_post_send(p->a.qp, &wr)) {
 		memset(one, 0, sizeof(one));
@@ -1435,11 +1346,9 @@ static void test_inline(struct test *t, struct rc_pair *p)
 	sge[1].addr = (uintptr_t)two;
 	sge[1].length = sizeof(two);
 	sge[1].lkey = 0;
-	wr.wr_id = next_wr_id(t);
-	wr.opcode = IBV_WR_RDMA_WRITE;
-	wr.num_sge = 2;
-	wr.wr.rdma.remote_addr = (uintptr_t)t->bb.p + DST_OFF;
-	wr.wr.rdma.rkey = t->bb.mr->rkey;
+	wr = rc_send_wr(next_wr_id(t), IBV_WR_RDMA_WRITE, sge, 2,
+			IBV_SEND_SIGNALED | IBV_SEND_INLINE,
+			(uintptr_t)t->bb.p + DST_OFF, t->bb.mr->rkey);
 	if (!rc_post_send(p->a.qp, &wr)) {
 		memset(one, 0, sizeof(one));
 		memset(two, 0, sizeof(two));
@@ -1479,14 +1388,10 @@ static int post_messages(struct test *t, struct rc_pair *p, unsigned int n,
 			return -1;
 	}
 	*first = t->wr_id + 1;
-	memset(wr, 0, sizeof(wr));
 	for (i = 0; i < n; i++) {
 		sge[i] = rc_sge(&t->ba, SRC_OFF + i * MSG_BYTES, MSG_BYTES);
-		wr[i].wr_id = next_wr_id(t);
-		wr[i].opcode = IBV_WR_SEND;
-		wr[i].send_flags = signal(i) ? IBV_SEND_SIGNALED : 0;
-		wr[i].sg_list = &sge[i];
-		wr[i].num_sge = 1;
+		wr[i] = rc_send_wr(next_wr_id(t), IBV_WR_SEND, &sge[i], 1,
+				   signal(i) ? IBV_SEND_SIGNALED : 0, 0, 0);
 		wr[i].next = i + 1 < n ? &wr[i + 1] : NULL;
 	}
 	return rc_post_send(p->a.qp, wr);
@@ -1639,15 +1544,11 @@ static void test_srq(struct test *t)
 			goto out;
 		}
 	}
-	memset(&wr, 0, sizeof(wr));
-	wr.opcode = IBV_WR_SEND;
-	wr.send_flags = IBV_SEND_SIGNALED;
-	wr.sg_list = &sge;
 	for (i = 0; i < SRQ_MSGS; i++) {
 		rc_fill(t->ba.p + SRC_OFF, sizes[i], seed + i);
 		sge = rc_sge(&t->ba, SRC_OFF, sizes[i]);
-		wr.num_sge = sizes[i] ? 1 : 0;
-		wr.wr_id = next_wr_id(t);
+		wr = rc_send_wr(next_wr_id(t), IBV_WR_SEND, &sge,
+				sizes[i] ? 1 : 0, IBV_SEND_SIGNALED, 0, 0);
 		if (rc_post_send(p.a.qp, &wr)) {
 			wrong++;
 			break;
@@ -1686,13 +1587,9 @@ static bool solicited_send(struct test *t, struct rc_pair *p, bool solicited)
 	struct ibv_wc wc;
 	bool ok;
 
-	memset(&wr, 0, sizeof(wr));
-	wr.wr_id = next_wr_id(t);
-	wr.opcode = IBV_WR_SEND;
-	wr.send_flags = IBV_SEND_SIGNALED | (solicited ? IBV_SEND_SOLICITED
-						       : 0);
-	wr.sg_list = &sge;
-	wr.num_sge = 1;
+	wr = rc_send_wr(next_wr_id(t), IBV_WR_SEND, &sge, 1,
+			IBV_SEND_SIGNALED |
+			(solicited ? IBV_SEND_SOLICITED : 0), 0, 0);
 	if (rc_post_recv(&p->b, rwr, &rsge, 1) || rc_post_send(p->a.qp, &wr))
 		return check(false, "solicited: post a %s SEND", what);
 	w = want_ok(wr.wr_id, p->a.qp, IBV_WC_SEND, -1);
@@ -1763,22 +1660,18 @@ static unsigned int bad_rkey(struct test *t, unsigned int rkey)
  * behind @tail (if any); their wr_ids into @ids
  */
 static void write_wrs(struct test *t, struct ibv_send_wr *wr,
-		      struct ibv_sge *sge, unsigned int n,
-		      unsigned long long *ids)
+		      struct ibv_sge *sge, unsigned int n, struct wr_ids *ids)
 {
 	unsigned int i;
 
-	memset(wr, 0, n * sizeof(*wr));
 	for (i = 0; i < n; i++) {
 		sge[i] = rc_sge(&t->ba, SRC_OFF, 8);
-		wr[i].wr_id = next_wr_id(t);
-		ids[i] = wr[i].wr_id;
-		wr[i].opcode = IBV_WR_RDMA_WRITE;
-		wr[i].send_flags = IBV_SEND_SIGNALED;
-		wr[i].sg_list = &sge[i];
-		wr[i].num_sge = 1;
-		wr[i].wr.rdma.remote_addr = (uintptr_t)t->bb.p + SCRATCH_OFF;
-		wr[i].wr.rdma.rkey = t->bb.mr->rkey;
+		ids[i].first = next_wr_id(t);
+		ids[i].count = 1;
+		wr[i] = rc_send_wr(ids[i].first, IBV_WR_RDMA_WRITE, &sge[i], 1,
+				   IBV_SEND_SIGNALED,
+				   (uintptr_t)t->bb.p + SCRATCH_OFF,
+				   t->bb.mr->rkey);
 		wr[i].next = i + 1 < n ? &wr[i + 1] : NULL;
 	}
 }
@@ -1796,7 +1689,7 @@ static void fail_and_flush(struct test *t, struct rc_pair *p,
 {
 	struct ibv_send_wr follow[N_FOLLOW + N_AFTER];
 	struct ibv_sge sge[N_FOLLOW + N_AFTER];
-	unsigned long long ids[N_FOLLOW + N_AFTER];
+	struct wr_ids ids[N_FOLLOW + N_AFTER];
 	struct ibv_wc wc[MAX_WC];
 	long long start;
 	struct want_wc w;
@@ -1837,23 +1730,21 @@ static void fail_and_flush(struct test *t, struct rc_pair *p,
 	if (more < 0)
 		more = 0;
 	check_flushed(what, p->a.qp, wc + 1, n - 1 + more, ids,
-		      N_FOLLOW + N_AFTER);
+		      N_FOLLOW + N_AFTER, FLUSH_CHECK_IDS_THEN_STATUS);
 	check_quiet(p->a.scq, "%s: nothing more on the requester's CQ", what);
 }
 
-/* post_recvs() - N_RECV receives of SMALL_BYTES on b; their wr_ids */
-static bool post_recvs(struct test *t, struct rc_pair *p,
-		       unsigned long long *ids, unsigned int len)
+/* responder_recvs() - N_RECV receives of SMALL_BYTES on b; their wr_ids */
+static bool responder_recvs(struct test *t, struct rc_pair *p,
+			    struct wr_ids *ids)
 {
-	struct ibv_sge sge = rc_sge(&t->bb, SCRATCH_OFF + 4096, len);
-	unsigned int i;
+	struct ibv_sge sge = rc_sge(&t->bb, SCRATCH_OFF + 4096, SMALL_BYTES);
 
-	for (i = 0; i < N_RECV; i++) {
-		ids[i] = next_wr_id(t);
-		if (rc_post_recv(&p->b, ids[i], &sge, 1))
-			return false;
-	}
-	return true;
+	ids->first = t->wr_id + 1;
+	ids->count = N_RECV;
+	t->wr_id += N_RECV;
+	return !rc_post_recvs(p->b.qp, p->b.srq, ids->first, N_RECV, &sge, 1,
+			      0);
 }
 
 /* check_async() - b's QP must get @event */
@@ -1889,19 +1780,20 @@ static void check_async(struct test *t, struct rc_pair *p,
  * IBV_WC_WR_FLUSH_ERR
  */
 static void responder_error(struct test *t, struct rc_pair *p,
-			    const unsigned long long *ids,
+			    const struct wr_ids *ids,
 			    enum ibv_wc_status first_status,
 			    const char *deviation, const char *what)
 {
 	struct ibv_wc wc[MAX_WC];
 	unsigned int skip = 0;
+	struct wr_ids rest;
 	struct want_wc w;
 	char name[160];
 	int n;
 
 	check_state(p->b.qp, IBV_QPS_ERR, "%s: responder QP in ERR", what);
 	if (first_status != IBV_WC_WR_FLUSH_ERR) {
-		w = want_err(ids[0], p->b.qp, first_status);
+		w = want_err(ids->first, p->b.qp, first_status);
 		n = rc_poll(p->b.rcq, wc, 1, 1, CQE_TIMEOUT_MS);
 		if (!check_ibta(t, n == 1 && !wc_diff(&wc[0], &w, false),
 				deviation,
@@ -1917,8 +1809,10 @@ static void responder_error(struct test *t, struct rc_pair *p,
 	n = rc_poll(p->b.rcq, wc, MAX_WC, N_RECV - skip, CQE_TIMEOUT_MS);
 	snprintf(name, sizeof(name), "%s: the responder's %sreceives", what,
 		 skip ? "other " : "");
-	check_flushed(name, p->b.qp, wc, n < 0 ? 0 : n, ids + skip,
-		      N_RECV - skip);
+	rest.first = ids->first + skip;
+	rest.count = N_RECV - skip;
+	check_flushed(name, p->b.qp, wc, n < 0 ? 0 : n, &rest, 1,
+		      FLUSH_CHECK_IDS_THEN_STATUS);
 }
 
 /* untouched() - @len bytes of b's buffer at @off are still pattern @seed */
@@ -1953,32 +1847,29 @@ static void test_access(struct test *t, enum access_case c)
 		[NO_REMOTE_READ] = "RDMA_READ of an MR without REMOTE_READ",
 	};
 	const char *what = names[c];
-	unsigned long long rids[N_RECV];
+	struct wr_ids rids;
 	unsigned int seed = next_seed(t);
 	struct rc_buf mr = { 0 };
 	struct ibv_send_wr wr;
+	unsigned char *target;
 	struct ibv_sge sge;
+	unsigned int rkey;
 	struct rc_pair p;
 	long long us;
 	size_t off;
 
 	if (!make_pair(t, &p, &t->opts, what))
 		return;
-	if (!connect_pair(&p, what) || !post_recvs(t, &p, rids, SMALL_BYTES))
+	if (!connect_pair(&p, what) || !responder_recvs(t, &p, &rids))
 		goto out;
-	memset(&wr, 0, sizeof(wr));
-	wr.wr_id = next_wr_id(t);
-	wr.opcode = c == NO_REMOTE_READ ? IBV_WR_RDMA_READ : IBV_WR_RDMA_WRITE;
 	sge = rc_sge(&t->ba, c == NO_REMOTE_READ ? DST_OFF : SRC_OFF,
 		     SMALL_BYTES);
-	wr.sg_list = &sge;
-	wr.num_sge = 1;
 	rc_fill(t->ba.p + SRC_OFF, SMALL_BYTES, next_seed(t));
 	off = DST_OFF;
-	wr.wr.rdma.rkey = t->bb.mr->rkey;
+	rkey = t->bb.mr->rkey;
 	switch (c) {
 	case BAD_RKEY:
-		wr.wr.rdma.rkey = bad_rkey(t, t->bb.mr->rkey);
+		rkey = bad_rkey(t, t->bb.mr->rkey);
 		break;
 	case OUT_OF_BOUNDS:
 		off = t->bb.len - SMALL_BYTES / 2;
@@ -1992,17 +1883,20 @@ static void test_access(struct test *t, enum access_case c)
 			check(false, "%s: register the MR", what);
 			goto out;
 		}
-		wr.wr.rdma.rkey = mr.mr->rkey;
+		rkey = mr.mr->rkey;
 		break;
 	}
 	if (mr.mr) {
 		rc_fill(mr.p, SMALL_BYTES, seed);
-		wr.wr.rdma.remote_addr = (uintptr_t)mr.p;
+		target = mr.p;
 	} else {
 		rc_fill(t->bb.p + off, c == OUT_OF_BOUNDS ? SMALL_BYTES / 2 :
 			SMALL_BYTES, seed);
-		wr.wr.rdma.remote_addr = (uintptr_t)t->bb.p + off;
+		target = t->bb.p + off;
 	}
+	wr = rc_send_wr(next_wr_id(t), c == NO_REMOTE_READ ? IBV_WR_RDMA_READ :
+							     IBV_WR_RDMA_WRITE,
+			&sge, 1, 0, (uintptr_t)target, rkey);
 
 	fail_and_flush(t, &p, &wr, IBV_WC_REM_ACCESS_ERR, NULL, what, &us);
 	if (c == NO_REMOTE_WRITE) {
@@ -2015,7 +1909,7 @@ static void test_access(struct test *t, enum access_case c)
 		untouched(t, off, c == OUT_OF_BOUNDS ? SMALL_BYTES / 2 :
 			  SMALL_BYTES, seed, what);
 	}
-	responder_error(t, &p, rids, IBV_WC_WR_FLUSH_ERR, NULL, what);
+	responder_error(t, &p, &rids, IBV_WC_WR_FLUSH_ERR, NULL, what);
 	check_async(t, &p, IBV_EVENT_QP_ACCESS_ERR, RXE_NO_ASYNC, what);
 out:
 	drain_async(t);
@@ -2031,7 +1925,7 @@ out:
 static void test_too_long(struct test *t)
 {
 	const char *what = "SEND longer than the receive buffer";
-	unsigned long long rids[N_RECV];
+	struct wr_ids rids;
 	struct ibv_send_wr wr;
 	struct ibv_sge sge;
 	struct rc_pair p;
@@ -2039,17 +1933,13 @@ static void test_too_long(struct test *t)
 
 	if (!make_pair(t, &p, &t->opts, what))
 		return;
-	if (!connect_pair(&p, what) || !post_recvs(t, &p, rids, SMALL_BYTES))
+	if (!connect_pair(&p, what) || !responder_recvs(t, &p, &rids))
 		goto out;
-	memset(&wr, 0, sizeof(wr));
 	sge = rc_sge(&t->ba, SRC_OFF, 3 * SMALL_BYTES);
-	wr.wr_id = next_wr_id(t);
-	wr.opcode = IBV_WR_SEND;
-	wr.sg_list = &sge;
-	wr.num_sge = 1;
+	wr = rc_send_wr(next_wr_id(t), IBV_WR_SEND, &sge, 1, 0, 0, 0);
 	fail_and_flush(t, &p, &wr, IBV_WC_REM_INV_REQ_ERR, RXE_LEN_REQ, what,
 		       &us);
-	responder_error(t, &p, rids, IBV_WC_LOC_LEN_ERR, RXE_LEN_RESP, what);
+	responder_error(t, &p, &rids, IBV_WC_LOC_LEN_ERR, RXE_LEN_RESP, what);
 out:
 	drain_async(t);
 	rc_pair_destroy(&p);
@@ -2080,13 +1970,9 @@ static void test_rnr_late(struct test *t)
 		goto out;
 	rc_fill(t->ba.p + SRC_OFF, SMALL_BYTES, seed);
 	rc_fill(t->bb.p + DST_OFF, SMALL_BYTES, 0);
-	memset(&wr, 0, sizeof(wr));
 	sge = rc_sge(&t->ba, SRC_OFF, SMALL_BYTES);
-	wr.wr_id = next_wr_id(t);
-	wr.opcode = IBV_WR_SEND;
-	wr.send_flags = IBV_SEND_SIGNALED;
-	wr.sg_list = &sge;
-	wr.num_sge = 1;
+	wr = rc_send_wr(next_wr_id(t), IBV_WR_SEND, &sge, 1, IBV_SEND_SIGNALED,
+			0, 0);
 	start = rc_now_us();
 	if (rc_post_send(p.a.qp, &wr)) {
 		check(false, "%s: post", what);
@@ -2141,12 +2027,8 @@ static void test_rnr_exceeded(struct test *t)
 	p.ca.rnr_retry = 0;
 	if (!connect_pair(&p, what))
 		goto out;
-	memset(&wr, 0, sizeof(wr));
 	sge = rc_sge(&t->ba, SRC_OFF, SMALL_BYTES);
-	wr.wr_id = next_wr_id(t);
-	wr.opcode = IBV_WR_SEND;
-	wr.sg_list = &sge;
-	wr.num_sge = 1;
+	wr = rc_send_wr(next_wr_id(t), IBV_WR_SEND, &sge, 1, 0, 0, 0);
 	fail_and_flush(t, &p, &wr, IBV_WC_RNR_RETRY_EXC_ERR, NULL, what, &us);
 	/* an RNR NAK is no error of the responder */
 	check_state(p.b.qp, IBV_QPS_RTS, "%s: responder QP still in RTS", what);
@@ -2166,7 +2048,7 @@ static void test_peer_gone(struct test *t, bool destroy)
 				     "peer QP moved to RESET";
 	const long long min_us = (LOSS_RETRY_CNT + 1) *
 				 rc_ack_timeout_us(LOSS_TIMEOUT);
-	unsigned long long rids[N_RECV];
+	struct wr_ids rids;
 	struct ibv_send_wr wr;
 	struct ibv_sge sge;
 	struct rc_pair p;
@@ -2177,7 +2059,7 @@ static void test_peer_gone(struct test *t, bool destroy)
 	p.ca.timeout = LOSS_TIMEOUT;
 	p.ca.retry_cnt = LOSS_RETRY_CNT;
 	/* Reset drops the receives without completing them */
-	if (!connect_pair(&p, what) || !post_recvs(t, &p, rids, SMALL_BYTES))
+	if (!connect_pair(&p, what) || !responder_recvs(t, &p, &rids))
 		goto out;
 	if (destroy) {
 		if (!check(!rc_verb_err(ibv_destroy_qp(p.b.qp)),
@@ -2188,14 +2070,9 @@ static void test_peer_gone(struct test *t, bool destroy)
 			  "%s: ibv_modify_qp to RESET", what)) {
 		goto out;
 	}
-	memset(&wr, 0, sizeof(wr));
 	sge = rc_sge(&t->ba, SRC_OFF, SMALL_BYTES);
-	wr.wr_id = next_wr_id(t);
-	wr.opcode = IBV_WR_RDMA_WRITE;
-	wr.sg_list = &sge;
-	wr.num_sge = 1;
-	wr.wr.rdma.remote_addr = (uintptr_t)t->bb.p + DST_OFF;
-	wr.wr.rdma.rkey = t->bb.mr->rkey;
+	wr = rc_send_wr(next_wr_id(t), IBV_WR_RDMA_WRITE, &sge, 1, 0,
+			(uintptr_t)t->bb.p + DST_OFF, t->bb.mr->rkey);
 	fail_and_flush(t, &p, &wr, IBV_WC_RETRY_EXC_ERR, NULL, what, &us);
 	/*
 	 * Each of the retry_cnt + 1 transmissions waits the local ACK timeout
@@ -2247,15 +2124,10 @@ static void test_retry_7(struct test *t)
 		   "%s: ibv_destroy_qp", what))
 		goto out;
 	p.b.qp = NULL;
-	memset(&wr, 0, sizeof(wr));
 	sge = rc_sge(&t->ba, SRC_OFF, SMALL_BYTES);
-	wr.wr_id = next_wr_id(t);
-	wr.opcode = IBV_WR_RDMA_WRITE;
-	wr.send_flags = IBV_SEND_SIGNALED;
-	wr.sg_list = &sge;
-	wr.num_sge = 1;
-	wr.wr.rdma.remote_addr = (uintptr_t)t->bb.p + DST_OFF;
-	wr.wr.rdma.rkey = t->bb.mr->rkey;
+	wr = rc_send_wr(next_wr_id(t), IBV_WR_RDMA_WRITE, &sge, 1,
+			IBV_SEND_SIGNALED, (uintptr_t)t->bb.p + DST_OFF,
+			t->bb.mr->rkey);
 	us = rc_now_us();
 	if (rc_post_send(p.a.qp, &wr)) {
 		check(false, "%s: post", what);
@@ -2303,12 +2175,8 @@ static bool first_send(struct test *t, struct rc_pair *p)
 	struct want_wc w;
 	struct ibv_wc wc;
 
-	memset(&wr, 0, sizeof(wr));
-	wr.wr_id = next_wr_id(t);
-	wr.opcode = IBV_WR_SEND;
-	wr.send_flags = IBV_SEND_SIGNALED;
-	wr.sg_list = &sge;
-	wr.num_sge = 1;
+	wr = rc_send_wr(next_wr_id(t), IBV_WR_SEND, &sge, 1, IBV_SEND_SIGNALED,
+			0, 0);
 	if (rc_post_recv(&p->b, rwr, &rsge, 1) || rc_post_send(p->a.qp, &wr))
 		return check(false, "first SEND: post a SEND of 1 byte");
 	w = want_ok(wr.wr_id, p->a.qp, IBV_WC_SEND, -1);
@@ -2319,11 +2187,8 @@ static bool first_send(struct test *t, struct rc_pair *p)
 	return check_wc(p->b.rcq, &w, &wc, "first SEND: and its receive");
 }
 
-static int bad_usage(const char *prog)
-{
-	fprintf(stderr, "%s [-x rxe] DEVICE [DEVICE2]\n", prog);
-	return 2;
-}
+/* bad_usage()'s text, of argv[0] */
+#define USAGE	"%s [-x rxe] DEVICE [DEVICE2]\n"
 
 static int open_dev(struct rc_dev *d, const char *name)
 {
@@ -2349,11 +2214,11 @@ int main(int argc, char **argv)
 
 	while ((opt = getopt(argc, argv, "x:")) != -1) {
 		if (opt != 'x' || strcmp(optarg, "rxe"))
-			return bad_usage(argv[0]);
+			bad_usage(USAGE, argv[0]);
 		t->rxe = true;
 	}
 	if (optind >= argc || argc - optind > 2)
-		return bad_usage(argv[0]);
+		bad_usage(USAGE, argv[0]);
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	signal(SIGALRM, tap_bail_out_on_alarm);

@@ -83,6 +83,7 @@ struct rxe_queue_buf {
 #endif
 
 #include "tap.h"
+#include "rc_pair.h"
 
 static_assert(offsetof(struct rxe_queue_buf, producer_index) == 128,
 	      "producer index on the second cache line");
@@ -786,6 +787,10 @@ static void rnd_sge(struct round *r, struct ibv_sge *sge)
 	}
 }
 
+/*
+ * post_send() - a chain of random send WRs, most of them malformed: built
+ * field by field on purpose, every union member and flag left as drawn
+ */
 static int post_send(struct round *r)
 {
 	static const enum ibv_wr_opcode opcodes[] = {
@@ -850,6 +855,7 @@ static int post_send(struct round *r)
 	return err;
 }
 
+/* post_recv_list() - a chain of random receives, like post_send()'s */
 static int post_recv_list(struct round *r, struct ibv_qp *qp,
 			  struct ibv_srq *srq, struct ring *ring)
 {
@@ -1532,12 +1538,7 @@ static bool directed_producer_back(struct round *r)
 		.addr = (uintptr_t)r->buf,
 		.length = QP_INLINE_BYTES,
 	};
-	struct ibv_send_wr wr = {
-		.sg_list = &sge,
-		.num_sge = 1,
-		.opcode = IBV_WR_SEND,
-		.send_flags = IBV_SEND_INLINE | IBV_SEND_SIGNALED,
-	}, *bad;
+	struct ibv_send_wr wr, *bad;
 	struct rxe_send_wqe *wqe;
 	unsigned int first, i;
 
@@ -1545,7 +1546,8 @@ static bool directed_producer_back(struct round *r)
 		return false;
 	first = sq->q->producer_index;
 	for (i = 0; i < 3; i++) {
-		wr.wr_id = DIRECTED_WR_ID + i;
+		wr = rc_send_wr(DIRECTED_WR_ID + i, IBV_WR_SEND, &sge, 1,
+				IBV_SEND_INLINE | IBV_SEND_SIGNALED, 0, 0);
 		if (ibv_post_send(qa, &wr, &bad))
 			return false;
 	}
@@ -1576,13 +1578,9 @@ static bool directed_recv_num_sge(struct round *r)
 		.length = 16,
 		.lkey = r->mr->lkey,
 	};
-	struct ibv_send_wr wr = {
-		.wr_id = DIRECTED_WR_ID + 200,
-		.sg_list = &sge,
-		.num_sge = 1,
-		.opcode = IBV_WR_SEND,
-		.send_flags = IBV_SEND_SIGNALED,
-	}, *bad;
+	struct ibv_send_wr wr = rc_send_wr(DIRECTED_WR_ID + 200, IBV_WR_SEND,
+					   &sge, 1, IBV_SEND_SIGNALED, 0, 0),
+			   *bad;
 	struct rxe_recv_wqe *wqe;
 	unsigned int p;
 

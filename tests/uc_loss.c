@@ -86,13 +86,9 @@ static bool send_one(struct run *r, enum ibv_wr_opcode op, unsigned int seq)
 {
 	unsigned int len = msg_bytes(r, seq);
 	struct ibv_sge sge = rc_sge(&r->sbuf, 0, len);
-	struct ibv_send_wr wr = {
-		.wr_id = seq,
-		.sg_list = &sge,
-		.num_sge = 1,
-		.opcode = op,
-		.send_flags = IBV_SEND_SIGNALED,
-	};
+	struct ibv_send_wr wr = rc_send_wr(seq, op, &sge, 1, IBV_SEND_SIGNALED,
+					   (uintptr_t)write_slot(r, seq),
+					   r->rbuf.mr->rkey);
 	struct ibv_wc wc;
 
 	/* one send buffer, written anew for each message */
@@ -102,8 +98,6 @@ static bool send_one(struct run *r, enum ibv_wr_opcode op, unsigned int seq)
 	} else {
 		rc_fill(r->sbuf.p, len, msg_seed(seq, op));
 		wr.imm_data = htonl(seq);
-		wr.wr.rdma.remote_addr = (uintptr_t)write_slot(r, seq);
-		wr.wr.rdma.rkey = r->rbuf.mr->rkey;
 	}
 	if (rc_post_send(r->p.a.qp, &wr))
 		return false;
@@ -114,20 +108,6 @@ static bool send_one(struct run *r, enum ibv_wr_opcode op, unsigned int seq)
 	if (wc.status != IBV_WC_SUCCESS) {
 		diag("send %u: %s", seq, ibv_wc_status_str(wc.status));
 		return false;
-	}
-	return true;
-}
-
-static bool post_recvs(struct run *r, unsigned int n)
-{
-	unsigned int i;
-
-	for (i = 0; i < n; i++, r->posted++) {
-		struct ibv_sge sge = rc_sge(&r->rbuf, (size_t)r->posted * r->bytes,
-					    r->bytes);
-
-		if (rc_post_recv(&r->p.b, r->posted, &sge, 1))
-			return false;
 	}
 	return true;
 }
@@ -232,13 +212,18 @@ static bool poll_arrivals(struct run *r, enum ibv_wr_opcode op,
 static int phase(struct run *r, enum ibv_wr_opcode op, unsigned int n)
 {
 	struct arrivals a = { .first = r->seq, .n = n, .last = (long)r->seq - 1 };
+	struct ibv_sge sge = rc_sge(&r->rbuf, (size_t)r->posted * r->bytes,
+				    r->bytes);
 	unsigned int seq;
 	long long until;
 	bool sent = true;
 
 	r->seq += n;
-	if (!post_recvs(r, n))
+	/* receive wr_id i goes into slot i */
+	if (rc_post_recvs(r->p.b.qp, r->p.b.srq, r->posted, n, &sge, 1,
+			  r->bytes))
 		return -1;
+	r->posted += n;
 	for (seq = a.first; seq < a.first + n && sent && !a.bad; seq++) {
 		sent = send_one(r, op, seq);
 		until = now_ms() + ARRIVAL_MS;
@@ -280,12 +265,8 @@ static void after_phase(struct run *r, enum ibv_wr_opcode op)
 	      op_name(op), got, AFTER_MSGS);
 }
 
-static void bad_usage(void)
-{
-	fprintf(stderr,
-		"usage: uc_loss [-n MSGS] [-s BYTES] [-l] [-c COMMAND] [-T SECONDS] DEVICE PEER_DEVICE\n");
-	exit(2);
-}
+/* bad_usage()'s text */
+#define USAGE	"usage: uc_loss [-n MSGS] [-s BYTES] [-l] [-c COMMAND] [-T SECONDS] DEVICE PEER_DEVICE\n"
 
 int main(int argc, char **argv)
 {
@@ -313,11 +294,11 @@ int main(int argc, char **argv)
 			seconds = strtoul(optarg, NULL, 0);
 			break;
 		default:
-			bad_usage();
+			bad_usage(USAGE);
 		}
 	}
 	if (argc - optind != 2 || r.msgs < 4 || r.bytes < SHORT_BYTES)
-		bad_usage();
+		bad_usage(USAGE);
 	signal(SIGALRM, tap_bail_out_on_alarm);
 	alarm(seconds);
 

@@ -41,6 +41,7 @@
 #include <unistd.h>
 
 #include "tap.h"
+#include "rc_pair.h"
 
 #define BIT(nr)			(1UL << (nr))
 
@@ -83,6 +84,7 @@ struct env {
 	struct ibv_cq *cq;		/* shared by the QPs of most tests */
 	struct ibv_mr *mr;		/* over buf, local write */
 	char *buf;
+	struct ibv_sge msg;		/* MSG_BYTES of buf: what the WRs carry */
 	int sgid_index;			/* a RoCE v2 IPv4 GID, -1 if none */
 	bool gid_255_valid;
 	union ibv_gid dgid;		/* ::ffff:PEER_IPV4 */
@@ -148,25 +150,7 @@ static int ptr_err(const void *p)
 	return errno ? errno : EIO;
 }
 
-/* Tables: QP types and states, after ibv_modify_qp(3) */
-
-static const char *const qp_state_names[] = {
-	[IBV_QPS_RESET] = "RESET",
-	[IBV_QPS_INIT] = "INIT",
-	[IBV_QPS_RTR] = "RTR",
-	[IBV_QPS_RTS] = "RTS",
-	[IBV_QPS_SQD] = "SQD",
-	[IBV_QPS_SQE] = "SQE",
-	[IBV_QPS_ERR] = "ERR",
-	[IBV_QPS_UNKNOWN] = "UNKNOWN",
-};
-
-static const char *state_name(unsigned int state)
-{
-	if (state >= ARRAY_SIZE(qp_state_names))
-		return "?";
-	return qp_state_names[state];
-}
+/* Tables: QP types, after ibv_modify_qp(3); state names: rc_state_name() */
 
 /*
  * The attributes each transition requires. Init also accepts them from
@@ -512,56 +496,26 @@ static bool check_state(struct ibv_qp *qp, enum ibv_qp_state want,
 	int err = query_qp(qp, &a);
 
 	if (!check(!err && a.qp_state == want, "%s: ibv_query_qp says %s",
-		   what, state_name(want))) {
+		   what, rc_state_name(want))) {
 		if (err)
 			diag("ibv_query_qp: %s", err_name(err));
 		else
-			diag("state %s", state_name(a.qp_state));
+			diag("state %s", rc_state_name(a.qp_state));
 		return false;
 	}
 	return true;
 }
 
-static int post_recvs(const struct env *e, struct ibv_qp *qp,
-		      unsigned long long wr_id, unsigned int n)
-{
-	struct ibv_sge sge = {
-		.addr = (uintptr_t)e->buf,
-		.length = MSG_BYTES,
-		.lkey = e->mr->lkey,
-	};
-	struct ibv_recv_wr wr = { .sg_list = &sge, .num_sge = 1 }, *bad;
-	unsigned int i;
-	int err;
-
-	for (i = 0; i < n; i++) {
-		wr.wr_id = wr_id + i;
-		err = verb_err(ibv_post_recv(qp, &wr, &bad));
-		if (err)
-			return err;
-	}
-	return 0;
-}
-
 static int post_sends(const struct env *e, struct ibv_qp *qp,
 		      unsigned long long wr_id, unsigned int n)
 {
-	struct ibv_sge sge = {
-		.addr = (uintptr_t)e->buf,
-		.length = MSG_BYTES,
-		.lkey = e->mr->lkey,
-	};
-	struct ibv_send_wr wr = {
-		.sg_list = &sge,
-		.num_sge = 1,
-		.opcode = IBV_WR_SEND,
-		.send_flags = IBV_SEND_SIGNALED,
-	}, *bad;
+	struct ibv_send_wr wr, *bad;
 	unsigned int i;
 	int err;
 
 	for (i = 0; i < n; i++) {
-		wr.wr_id = wr_id + i;
+		wr = rc_send_wr(wr_id + i, IBV_WR_SEND, &e->msg, 1,
+				IBV_SEND_SIGNALED, 0, 0);
 		err = verb_err(ibv_post_send(qp, &wr, &bad));
 		if (err)
 			return err;
@@ -589,84 +543,6 @@ static int poll_until(struct ibv_cq *cq, struct ibv_wc *wc, int max, int want,
 			sleep_ms(1);
 	}
 	return n;
-}
-
-struct wr_range {
-	unsigned long long first;
-	unsigned int count;
-};
-
-static unsigned int wr_id_seen(const struct ibv_wc *wc, int n,
-			       unsigned long long wr_id)
-{
-	unsigned int seen = 0;
-	int i;
-
-	for (i = 0; i < n; i++)
-		if (wc[i].wr_id == wr_id)
-			seen++;
-	return seen;
-}
-
-static bool wr_id_known(const struct wr_range *ranges, unsigned int n_ranges,
-			unsigned long long wr_id)
-{
-	unsigned int r;
-
-	for (r = 0; r < n_ranges; r++)
-		if (wr_id >= ranges[r].first &&
-		    wr_id < ranges[r].first + ranges[r].count)
-			return true;
-	return false;
-}
-
-/*
- * check_flushed() - @wc holds the completions of exactly the work requests
- * in @ranges, each once, each flushed, each of @qp
- */
-static void check_flushed(const char *what, struct ibv_qp *qp,
-			  const struct ibv_wc *wc, int n,
-			  const struct wr_range *ranges, unsigned int n_ranges)
-{
-	unsigned int r, k, want = 0, bad_status = 0, bad_qpn = 0, wrong = 0;
-	int i;
-
-	for (r = 0; r < n_ranges; r++) {
-		want += ranges[r].count;
-		for (k = 0; k < ranges[r].count; k++)
-			if (wr_id_seen(wc, n, ranges[r].first + k) != 1)
-				wrong++;
-	}
-	for (i = 0; i < n; i++) {
-		if (wc[i].status != IBV_WC_WR_FLUSH_ERR)
-			bad_status++;
-		if (wc[i].qp_num != qp->qp_num)
-			bad_qpn++;
-		if (!wr_id_known(ranges, n_ranges, wc[i].wr_id))
-			wrong++;
-	}
-	if (!check(n == (int)want, "%s: %u completions", what, want))
-		diag("got %d", n);
-	if (!check(!bad_status, "%s: every status IBV_WC_WR_FLUSH_ERR", what))
-		for (i = 0; i < n; i++)
-			diag("wr_id %#llx: %s", (unsigned long long)wc[i].wr_id,
-			     ibv_wc_status_str(wc[i].status));
-	if (!check(!bad_qpn, "%s: every qp_num is the QP's (%u)", what,
-		   qp->qp_num))
-		for (i = 0; i < n; i++)
-			diag("wr_id %#llx: qp_num %u",
-			     (unsigned long long)wc[i].wr_id, wc[i].qp_num);
-	if (check(!wrong, "%s: each wr_id completed exactly once", what))
-		return;
-	for (r = 0; r < n_ranges; r++)
-		for (k = 0; k < ranges[r].count; k++)
-			diag("wr_id %#llx completed %u times",
-			     ranges[r].first + k,
-			     wr_id_seen(wc, n, ranges[r].first + k));
-	for (i = 0; i < n; i++)
-		if (!wr_id_known(ranges, n_ranges, wc[i].wr_id))
-			diag("unexpected wr_id %#llx",
-			     (unsigned long long)wc[i].wr_id);
 }
 
 /* wait_cq_event() - a completion event for @cq on @ch, acked; 0 or errno */
@@ -923,7 +799,7 @@ static void test_cq_resize_entries(struct env *e)
 		.max_send_sge = 1,
 		.max_recv_sge = 1,
 	};
-	const struct wr_range range = { RESIZE_WRID, RESIZE_ENTRIES };
+	const struct wr_ids range = { RESIZE_WRID, RESIZE_ENTRIES };
 	struct ibv_wc wc[2 * RESIZE_ENTRIES];
 	struct ibv_comp_channel *ch;
 	struct ibv_qp *qp = NULL;
@@ -940,7 +816,8 @@ static void test_cq_resize_entries(struct env *e)
 	err = goto_state(e, qp, IBV_QPS_INIT);
 	if (!check_err(err, 0, "cq resize: QP to INIT"))
 		goto out;
-	err = post_recvs(e, qp, RESIZE_WRID, RESIZE_ENTRIES);
+	err = rc_post_recvs(qp, NULL, RESIZE_WRID, RESIZE_ENTRIES, &e->msg, 1,
+			    0);
 	if (!check_err(err, 0, "cq resize: %d receives posted", RESIZE_ENTRIES))
 		goto out;
 	ibv_req_notify_cq(cq, 0);
@@ -962,7 +839,8 @@ static void test_cq_resize_entries(struct env *e)
 		check(cq->cqe >= RESIZE_ENTRIES + 1, "cq resize: cqe >= %d",
 		      RESIZE_ENTRIES + 1);
 	n = poll_until(cq, wc, 2 * RESIZE_ENTRIES, 2 * RESIZE_ENTRIES, 100);
-	check_flushed("cq resize: completions kept", qp, wc, n, &range, 1);
+	check_flushed("cq resize: completions kept", qp, wc, n, &range, 1,
+		      FLUSH_CHECK_EACH_FIELD);
 out:
 	if (qp)
 		ibv_destroy_qp(qp);
@@ -1403,7 +1281,7 @@ static void walk_to_rts(struct env *e, struct ibv_qp *qp)
 
 	for (i = 0; i < ARRAY_SIZE(steps); i++) {
 		snprintf(what, sizeof(what), "qp %s %s->%s", name,
-			 state_name(from), state_name(steps[i]));
+			 rc_state_name(from), rc_state_name(steps[i]));
 		err = modify_to(e, qp, steps[i]);
 		if (!check_err(err, 0, "%s with the required attributes", what))
 			return;
@@ -1648,7 +1526,7 @@ static void try_bad_modify(struct env *e, struct ibv_qp *qp,
 	mask = (required_mask(type, b->to) & ~b->drop) | b->add;
 
 	err = goto_state(e, qp, b->from);
-	if (!check_err(err, 0, "%s: set-up to %s", what, state_name(b->from)))
+	if (!check_err(err, 0, "%s: set-up to %s", what, rc_state_name(b->from)))
 		return;
 	err = query_qp(qp, &before);
 	if (!check_err(err, 0, "%s: ibv_query_qp before", what))
@@ -1741,7 +1619,7 @@ static void test_states(struct env *e, enum ibv_qp_type type)
 	err = modify_to(e, qp, IBV_QPS_RTR);
 	err = err ? err : modify_to(e, qp, IBV_QPS_RTS);
 	check_err(err, 0, "qp %s to RTS again after reset", name);
-	err = post_recvs(e, qp, 0, 1);
+	err = rc_post_recvs(qp, NULL, 0, 1, &e->msg, 1, 0);
 	check_err(err, 0, "qp %s ibv_post_recv after reset", name);
 
 	check_psn_masked(e, qp);
@@ -1753,10 +1631,10 @@ static void test_states(struct env *e, enum ibv_qp_type type)
 
 			err = goto_state(e, qp, all[i]);
 			if (!check_err(err, 0, "qp %s set-up to %s", name,
-				       state_name(all[i])))
+				       rc_state_name(all[i])))
 				continue;
 			snprintf(what, sizeof(what), "qp %s %s->%s", name,
-				 state_name(all[i]), state_name(to));
+				 rc_state_name(all[i]), rc_state_name(to));
 			/* the IBTA table (and ib_core's) has no RESET->ERR */
 			if (all[i] == IBV_QPS_RESET && to == IBV_QPS_ERR) {
 				err = modify_to(e, qp, to);
@@ -1795,12 +1673,12 @@ static void test_states(struct env *e, enum ibv_qp_type type)
 
 static void test_flush(struct env *e)
 {
-	const struct wr_range flushed[] = {
+	const struct wr_ids flushed[] = {
 		{ FLUSH_RECV_WRID, FLUSH_RECVS },
 		{ FLUSH_SEND_WRID, FLUSH_SENDS },
 	};
-	const struct wr_range in_err[] = { { ERR_SEND_WRID, ERR_SENDS } };
-	const struct wr_range doorbell[] = {
+	const struct wr_ids in_err[] = { { ERR_SEND_WRID, ERR_SENDS } };
+	const struct wr_ids doorbell[] = {
 		{ ERR_RECV_WRID, ERR_RECVS },
 		{ DOORBELL_WRID, 1 },
 	};
@@ -1820,7 +1698,8 @@ static void test_flush(struct env *e)
 	err = goto_state(e, qp, IBV_QPS_RTR);
 	if (!check_err(err, 0, "flush: QP to RTR"))
 		goto out;
-	err = post_recvs(e, qp, FLUSH_RECV_WRID, FLUSH_RECVS);
+	err = rc_post_recvs(qp, NULL, FLUSH_RECV_WRID, FLUSH_RECVS, &e->msg, 1,
+			    0);
 	if (!check_err(err, 0, "flush: %d receives posted in RTR",
 		       FLUSH_RECVS))
 		goto out;
@@ -1837,22 +1716,25 @@ static void test_flush(struct env *e)
 	if (!check_err(err, 0, "flush: RTS->ERR"))
 		goto out;
 	n = poll_until(cq, wc, 32, FLUSH_RECVS + FLUSH_SENDS, EVENT_TIMEOUT_MS);
-	check_flushed("flush: RTS->ERR", qp, wc, n, flushed, 2);
+	check_flushed("flush: RTS->ERR", qp, wc, n, flushed, 2,
+		      FLUSH_CHECK_EACH_FIELD);
 	err = wait_cq_event(ch, cq);
 	check_err(err, 0, "flush: a completion event on the channel");
 
 	err = post_sends(e, qp, ERR_SEND_WRID, ERR_SENDS);
 	check_err(err, 0, "flush: ibv_post_send in ERR");
 	n = poll_until(cq, wc, 32, ERR_SENDS, EVENT_TIMEOUT_MS);
-	check_flushed("flush: sends posted in ERR", qp, wc, n, in_err, 1);
+	check_flushed("flush: sends posted in ERR", qp, wc, n, in_err, 1,
+		      FLUSH_CHECK_EACH_FIELD);
 
-	err = post_recvs(e, qp, ERR_RECV_WRID, ERR_RECVS);
+	err = rc_post_recvs(qp, NULL, ERR_RECV_WRID, ERR_RECVS, &e->msg, 1,
+			    0);
 	check_err(err, 0, "flush: ibv_post_recv in ERR");
 	err = post_sends(e, qp, DOORBELL_WRID, 1);
 	check_err(err, 0, "flush: ibv_post_send in ERR (the doorbell)");
 	n = poll_until(cq, wc, 32, ERR_RECVS + 1, EVENT_TIMEOUT_MS);
 	check_flushed("flush: receives posted in ERR, after a doorbell", qp,
-		      wc, n, doorbell, 2);
+		      wc, n, doorbell, 2, FLUSH_CHECK_EACH_FIELD);
 
 	sleep_ms(QUIET_MS);
 	n = ibv_poll_cq(cq, 32, wc);
@@ -1900,11 +1782,11 @@ static void test_send_before_rts(struct env *e)
 	for (i = 0; i < ARRAY_SIZE(states); i++) {
 		err = modify_to(e, qp, states[i]);
 		if (!check_err(err, 0, "send before RTS: QP to %s",
-			       state_name(states[i])))
+			       rc_state_name(states[i])))
 			goto out;
 		err = post_sends(e, qp, EARLY_SEND_WRID + 2 * i, 1);
 		check_err(err, EINVAL, "send before RTS: ibv_post_send in %s",
-			  state_name(states[i]));
+			  rc_state_name(states[i]));
 		ibv_wr_start(qpx);
 		qpx->wr_id = EARLY_SEND_WRID + 2 * i + 1;
 		qpx->wr_flags = IBV_SEND_SIGNALED;
@@ -1912,7 +1794,7 @@ static void test_send_before_rts(struct env *e)
 		ibv_wr_set_sge(qpx, e->mr->lkey, (uintptr_t)e->buf, MSG_BYTES);
 		err = ibv_wr_complete(qpx);
 		check_err(err, EINVAL, "send before RTS: ibv_wr_complete in %s",
-			  state_name(states[i]));
+			  rc_state_name(states[i]));
 	}
 	err = modify_to(e, qp, IBV_QPS_RTS);
 	if (!check_err(err, 0, "send before RTS: QP to RTS"))
@@ -1944,7 +1826,8 @@ static void test_destroy_busy(struct env *e)
 	qp = create_qp(e, IBV_QPT_RC, cq);
 	if (check_err(ptr_err(qp), 0, "destroy: an RC QP")) {
 		err = goto_state(e, qp, IBV_QPS_RTR);
-		err = err ? err : post_recvs(e, qp, 0, 4);
+		err = err ? err : rc_post_recvs(qp, NULL, 0, 4, &e->msg, 1,
+						0);
 		err = err ? err : modify_to(e, qp, IBV_QPS_RTS);
 		err = err ? err : post_sends(e, qp, 0, 4);
 		check_err(err, 0, "destroy: 4 receives and 4 sends outstanding");
@@ -2060,6 +1943,9 @@ int main(int argc, char **argv)
 		       strerror(errno));
 		return 2;
 	}
+	e->msg.addr = (uintptr_t)e->buf;
+	e->msg.length = MSG_BYTES;
+	e->msg.lkey = e->mr->lkey;
 
 	test_device(e);
 	find_gids(e);
