@@ -352,7 +352,6 @@ struct srdma_swqe {
  * @psn_end: the PSN after the newest one sent
  * @noack_pkts: packets sent since the last one that asked for an ACK
  * @rd_atomic: reads and atomics outstanding, against max_rd_atomic
- * @rnr_wait: an RNR NAK came: nothing is sent until its delay is over
  * @refused_since_ns: when the netdev began refusing the packet due, with
  *                    nothing in flight (ktime_get_ns()); 0 if it does not
  * @doorbell: a user QP's SQ producer index at its last doorbell, written
@@ -366,8 +365,22 @@ struct srdma_req {
 	u32 psn_end;
 	u32 noack_pkts;
 	u32 rd_atomic;
-	bool rnr_wait;
 	u64 refused_since_ns;
+};
+
+/*
+ * How the completer recovers from a loss (srdma_comp.c). News, that is an
+ * ACK of a PSN not acknowledged before, ends a go-back.
+ */
+enum srdma_comp_recovery {
+	/* a NAK or a lasting gap goes back N */
+	SRDMA_COMP_STEADY,
+	/* gone back N at the oldest PSN not ACKed: NAKs and gaps ignored */
+	SRDMA_COMP_REWOUND,
+	/* as REWOUND, after an ACK timeout: only that PSN goes out */
+	SRDMA_COMP_PROBING,
+	/* an RNR NAK came: nothing goes out until its delay is over */
+	SRDMA_COMP_RNR_WAIT,
 };
 
 /**
@@ -375,9 +388,7 @@ struct srdma_req {
  * @psn: oldest PSN not acknowledged yet
  * @retry_left: retries after timeouts or sequence NAKs before RETRY_EXC_ERR
  * @rnr_retry_left: retries after RNR NAKs; 7 means without end
- * @rewound: gone back N at @psn, no news since: ignore NAKs and gaps
- * @probing: gone back after a timeout, no progress since: only the packet
- *           at @psn goes out
+ * @recovery: enum srdma_comp_recovery, changed by srdma_comp_recover()
  * @deadline_ns: when the ACK timeout expires (ktime_get_ns()); 0: it does
  *               not run. The hrtimer may be set earlier and then moves on.
  */
@@ -386,8 +397,7 @@ struct srdma_comp {
 	u32 psn;
 	u8 retry_left;
 	u8 rnr_retry_left;
-	bool rewound;
-	bool probing;
+	u8 recovery;
 };
 
 enum srdma_res_kind {

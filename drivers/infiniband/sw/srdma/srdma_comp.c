@@ -51,7 +51,8 @@ void srdma_comp_restart_timer(struct srdma_qp *qp)
 {
 	u64 ns = srdma_ack_timeout_ns(qp->attr.timeout);
 
-	if (!ns || !srdma_comp_outstanding(qp) || qp->req.rnr_wait) {
+	if (!ns || !srdma_comp_outstanding(qp) ||
+	    qp->comp.recovery == SRDMA_COMP_RNR_WAIT) {
 		qp->comp.deadline_ns = 0;	/* a timer still set finds nothing */
 		return;
 	}
@@ -73,9 +74,20 @@ static void srdma_comp_rewind(struct srdma_qp *qp)
 	qp->req.noack_pkts = 0;
 }
 
+/* the one place where the recovery state changes: traced */
+static void srdma_comp_recover(struct srdma_qp *qp,
+			       enum srdma_comp_recovery to)
+{
+	if (qp->comp.recovery == to)
+		return;
+	trace_srdma_comp_recovery(qp->ibqp.qp_num, qp->comp.recovery, to,
+				  qp->comp.psn);
+	qp->comp.recovery = to;
+}
+
 /*
  * The peer moved forward to @psn: the retry counts are whole again, and a
- * go-back under way is over.
+ * go-back under way is over (an RNR delay is not: it ends with its timer).
  */
 static void srdma_comp_progress(struct srdma_qp *qp, u32 psn)
 {
@@ -87,8 +99,8 @@ static void srdma_comp_progress(struct srdma_qp *qp, u32 psn)
 	 */
 	if (srdma_psn_before(qp->req.psn, psn))
 		qp->req.psn = psn;
-	qp->comp.rewound = false;
-	qp->comp.probing = false;
+	if (qp->comp.recovery != SRDMA_COMP_RNR_WAIT)
+		srdma_comp_recover(qp, SRDMA_COMP_STEADY);
 	qp->comp.retry_left = qp->attr.retry_cnt;
 	qp->comp.rnr_retry_left = qp->attr.rnr_retry;
 	srdma_comp_restart_timer(qp);
@@ -135,11 +147,12 @@ static void srdma_comp_fail(struct srdma_qp *qp, enum ib_wc_status status)
 
 /*
  * Go back N, against retry_cnt: once until news comes back (@once), or
- * whatever happened before (a timeout).
+ * whatever happened before (a timeout). During an RNR delay a NAK or a gap
+ * is older than the RNR NAK: the delay's end goes back.
  */
 static void srdma_comp_go_back(struct srdma_qp *qp, bool once)
 {
-	if (once && qp->comp.rewound)
+	if (once && qp->comp.recovery != SRDMA_COMP_STEADY)
 		return;
 	if (!qp->comp.retry_left) {
 		srdma_comp_fail(qp, IB_WC_RETRY_EXC_ERR);
@@ -148,9 +161,8 @@ static void srdma_comp_go_back(struct srdma_qp *qp, bool once)
 	qp->comp.retry_left--;
 	trace_srdma_go_back(qp->ibqp.qp_num, qp->comp.psn, qp->req.psn_end,
 			    !once, qp->comp.retry_left);
-	qp->comp.rewound = true;
 	/* after a timeout, the pipe may be full: probe it before refilling */
-	qp->comp.probing = !once;
+	srdma_comp_recover(qp, once ? SRDMA_COMP_REWOUND : SRDMA_COMP_PROBING);
 	srdma_comp_rewind(qp);
 	srdma_comp_restart_timer(qp);
 }
@@ -190,7 +202,7 @@ static void srdma_comp_rnr_nak(struct srdma_qp *qp, u32 psn, u8 timer)
 {
 	srdma_count(to_srdma_dev(qp->ibqp.device), SRDMA_CNT_RNR_NAKS_RCVD);
 	srdma_comp_ack(qp, srdma_psn_add(psn, SRDMA_PSN_MASK));
-	if (psn != qp->comp.psn || qp->req.rnr_wait)
+	if (psn != qp->comp.psn || qp->comp.recovery == SRDMA_COMP_RNR_WAIT)
 		return;
 	if (!qp->comp.rnr_retry_left) {
 		srdma_comp_fail(qp, IB_WC_RNR_RETRY_EXC_ERR);
@@ -198,7 +210,7 @@ static void srdma_comp_rnr_nak(struct srdma_qp *qp, u32 psn, u8 timer)
 	}
 	if (qp->attr.rnr_retry != SRDMA_QP_RETRY_MAX)
 		qp->comp.rnr_retry_left--;
-	qp->req.rnr_wait = true;
+	srdma_comp_recover(qp, SRDMA_COMP_RNR_WAIT);
 	qp->comp.deadline_ns = 0;
 	srdma_timer_arm(&qp->rnr_timer, srdma_rnr_delay_ns(timer));
 }
@@ -428,6 +440,7 @@ unsigned int srdma_comp_run(struct srdma_qp *qp)
 	unsigned int done = 0;
 	struct sk_buff *skb;
 
+	srdma_engine_assert_owned(qp);
 	if (state != IB_QPS_RTS && state != IB_QPS_SQD && state != IB_QPS_SQE) {
 		skb_queue_purge(&qp->comp_pkts);
 		__skb_queue_purge(&qp->comp_ahead);
@@ -456,8 +469,8 @@ void srdma_comp_retry_timer(struct srdma_qp *qp)
 	u64 now = ktime_get_ns();
 
 	if ((state != IB_QPS_RTS && state != IB_QPS_SQD) ||
-	    !srdma_comp_outstanding(qp) || qp->req.rnr_wait ||
-	    !qp->comp.deadline_ns)
+	    !srdma_comp_outstanding(qp) ||
+	    qp->comp.recovery == SRDMA_COMP_RNR_WAIT || !qp->comp.deadline_ns)
 		return;
 	if (now < qp->comp.deadline_ns) {
 		/* responses came since it was set: on to the deadline */
@@ -474,9 +487,10 @@ void srdma_comp_retry_timer(struct srdma_qp *qp)
  */
 void srdma_comp_rnr_timer(struct srdma_qp *qp)
 {
-	if (!qp->req.rnr_wait)
+	if (qp->comp.recovery != SRDMA_COMP_RNR_WAIT)
 		return;
-	qp->req.rnr_wait = false;
+	/* sent again from the PSN the RNR NAK named: gone back N there */
+	srdma_comp_recover(qp, SRDMA_COMP_REWOUND);
 	srdma_comp_rewind(qp);
 	srdma_comp_restart_timer(qp);
 }

@@ -11,6 +11,26 @@
 
 #include "srdma.h"
 
+/**
+ * srdma_engine_assert_owned() - the caller runs @qp's engine, or the engine
+ * is paused (modify_qp, destroy)
+ * @qp: the QP
+ *
+ * The engine's state has no lock: it belongs to whoever holds
+ * SRDMA_TASK_RUNNING, on the CPU it wrote to the task, with bottom halves
+ * off (srdma_task.c). Checked where lockdep checks locks.
+ */
+static inline void srdma_engine_assert_owned(struct srdma_qp *qp)
+{
+	const struct srdma_task *t = &qp->task;
+
+	if (!IS_ENABLED(CONFIG_PROVE_LOCKING))
+		return;
+	WARN_ON_ONCE(!test_bit(SRDMA_TASK_PAUSED, &t->flags) &&
+		     (!test_bit(SRDMA_TASK_RUNNING, &t->flags) || !in_softirq() ||
+		      READ_ONCE(t->cpu) != raw_smp_processor_id()));
+}
+
 /* srdma's copy of the send WQE in SQ slot @index */
 static inline struct srdma_swqe *srdma_swqe(struct srdma_qp *qp, u32 index)
 {

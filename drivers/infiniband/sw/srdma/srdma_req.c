@@ -240,7 +240,7 @@ static struct srdma_swqe *srdma_req_next_wqe(struct srdma_qp *qp,
 	struct srdma_req *req = &qp->req;
 
 	*fetched = false;
-	if (req->rnr_wait ||
+	if (qp->comp.recovery == SRDMA_COMP_RNR_WAIT ||
 	    !srdma_sq_may_fetch(srdma_queue_consumer(&qp->sq.queue),
 				req->index, srdma_req_posted(qp),
 				qp->sq.queue.index_mask))
@@ -497,6 +497,7 @@ static bool srdma_req_rc_step(struct srdma_qp *qp, struct srdma_swqe *swqe)
 	struct srdma_req *req = &qp->req;
 	u32 psn = req->psn, next_psn;
 	enum srdma_send send;
+	bool probing;
 	int err;
 
 	if (swqe->state == SRDMA_SWQE_NEW) {
@@ -520,8 +521,9 @@ static bool srdma_req_rc_step(struct srdma_qp *qp, struct srdma_swqe *swqe)
 		srdma_swqe_next(qp);
 		return true;
 	}
+	probing = qp->comp.recovery == SRDMA_COMP_PROBING;
 	if (!uc && srdma_psn_diff(psn, qp->comp.psn) >=
-		   (qp->comp.probing ? 1 : SRDMA_MAX_INFLIGHT_PSNS))
+		   (probing ? 1 : SRDMA_MAX_INFLIGHT_PSNS))
 		return false;
 	send = srdma_sched_may_send(qp);
 	if (send == SRDMA_SEND_WAIT)
@@ -529,7 +531,7 @@ static bool srdma_req_rc_step(struct srdma_qp *qp, struct srdma_swqe *swqe)
 
 	/* a probe asks for an ACK: the answer reopens the window */
 	err = srdma_req_send_pkt(qp, swqe, psn, &next_psn,
-				 send == SRDMA_SEND_LAST || qp->comp.probing);
+				 send == SRDMA_SEND_LAST || probing);
 	if (err == -EAGAIN || err == -ENOMEM) {
 		if (!uc && srdma_req_refused_too_long(qp)) {
 			srdma_swqe_done(qp, swqe, IB_WC_RETRY_EXC_ERR);
@@ -586,6 +588,7 @@ unsigned int srdma_req_run(struct srdma_qp *qp)
 	unsigned int done = 0;
 	bool fetched;
 
+	srdma_engine_assert_owned(qp);
 	if (state != IB_QPS_RTS && state != IB_QPS_SQD)
 		return 0;
 	switch (qp->ibqp.qp_type) {

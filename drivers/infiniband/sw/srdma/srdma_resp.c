@@ -753,6 +753,7 @@ unsigned int srdma_resp_run(struct srdma_qp *qp)
 	unsigned int done = 0;
 	struct sk_buff *skb;
 
+	srdma_engine_assert_owned(qp);
 	if (state < IB_QPS_RTR || state == IB_QPS_ERR) {
 		skb_queue_purge(&qp->resp_pkts);
 		__skb_queue_purge(&qp->resp_ahead);

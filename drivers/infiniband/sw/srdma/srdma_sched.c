@@ -140,6 +140,7 @@ enum srdma_send srdma_sched_may_send(struct srdma_qp *qp)
 	u64 now = 0, wait;
 	s64 frame;
 
+	srdma_engine_assert_owned(qp);
 	/*
 	 * Kicked before its timer (by an ACK, say): it waits on for the half
 	 * burst, or it would send a frame per kick. A new rate looks again.
@@ -211,6 +212,7 @@ EXPORT_SYMBOL_IF_KUNIT(srdma_sched_may_send);
  */
 int srdma_qp_xmit(struct srdma_qp *qp, struct sk_buff *skb)
 {
+	srdma_engine_assert_owned(qp);
 	return srdma_qp_xmit_to(qp, &qp->av, &qp->dst_cache, skb);
 }
 
@@ -247,6 +249,7 @@ int srdma_qp_xmit_to(struct srdma_qp *qp, const struct srdma_av *av,
  */
 void srdma_qp_xmit_refused(struct srdma_qp *qp)
 {
+	srdma_engine_assert_owned(qp);
 	/* not hrtimer_active(): its callback may be what runs the engine */
 	if (hrtimer_is_queued(&qp->xmit_timer))
 		return;
@@ -264,6 +267,7 @@ void srdma_qp_charge(struct srdma_qp *qp, u32 bytes)
 {
 	struct srdma_qp_rate *r = &qp->rate;
 
+	srdma_engine_assert_owned(qp);
 	qp->xmit_retry_ns = SRDMA_XMIT_RETRY_NS;
 	srdma_tbf_charge(&r->tbf, bytes);
 	WRITE_ONCE(r->tx_bytes, r->tx_bytes + bytes);
@@ -279,6 +283,7 @@ void srdma_sched_idle(struct srdma_qp *qp)
 {
 	struct srdma_port_rate *port = &to_srdma_dev(qp->ibqp.device)->rate;
 
+	srdma_engine_assert_owned(qp);
 	/* only a new round sets it behind our back, and then kicks us */
 	if (!READ_ONCE(qp->rate.in_round))
 		return;

@@ -114,8 +114,13 @@ static void srdma_task_run(struct srdma_qp *qp)
 		WRITE_ONCE(t->unacked, qp->ibqp.qp_type == IB_QPT_RC &&
 			   srdma_comp_outstanding(qp));
 		clear_bit_unlock(SRDMA_TASK_RUNNING, &t->flags);
-		/* pairs with srdma_task_kick(): a MORE set now is seen below */
+		/*
+		 * Pairs with srdma_task_kick(): a MORE set now is seen below;
+		 * and with srdma_task_pause(), which sets PAUSED, then waits.
+		 */
 		smp_mb__after_atomic();
+		if (test_bit(SRDMA_TASK_PAUSED, &t->flags))
+			wake_up_bit(&t->flags, SRDMA_TASK_RUNNING);
 	} while (test_bit(SRDMA_TASK_MORE, &t->flags) &&
 		 !test_bit(SRDMA_TASK_PAUSED, &t->flags) &&
 		 !test_and_set_bit_lock(SRDMA_TASK_RUNNING, &t->flags));
@@ -237,14 +242,13 @@ void srdma_task_pause(struct srdma_qp *qp)
 	smp_mb__after_atomic();
 	/*
 	 * Out of the port's round-robin, whose new rounds may have queued
-	 * the work before PAUSED: the loop waits for that too. Its engine may
+	 * the work before PAUSED: the wait is for that too. Its engine may
 	 * have put it back before it stopped: out again once it has.
 	 */
 	srdma_sched_leave(qp);
-	while (test_bit(SRDMA_TASK_RUNNING, &t->flags)) {
-		flush_work(&t->work);
-		usleep_range(10, 50);
-	}
+	wait_on_bit(&t->flags, SRDMA_TASK_RUNNING, TASK_UNINTERRUPTIBLE);
+	/* the work item that let go of RUNNING may still be returning */
+	flush_work(&t->work);
 	srdma_sched_leave(qp);
 	srdma_timers_cancel(qp);
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * Tracepoints of srdma (trace system "srdma"): what a QP sends and
- * receives, the decisions of its timers and of its pacing. They cost a
+ * receives, its state, the decisions of its timers, of its recovery from
+ * losses and of its pacing. They cost a
  * static branch while disabled; Documentation/transport.md shows how to
  * read them.
  */
@@ -13,7 +14,7 @@
 
 #include <linux/tracepoint.h>
 
-#include "srdma_hdr.h"
+#include "srdma.h"
 
 /* a packet of a QP, at its BTH */
 DECLARE_EVENT_CLASS(srdma_pkt_class,
@@ -64,6 +65,63 @@ TRACE_EVENT(srdma_go_back,
 		      __entry->qpn, __entry->comp_psn, __entry->psn_end,
 		      __entry->timeout ? " (ACK timeout)" : "",
 		      __entry->retry_left)
+);
+
+/* the enums' values, for the tools that read the binary trace */
+TRACE_DEFINE_ENUM(IB_QPS_RESET);
+TRACE_DEFINE_ENUM(IB_QPS_INIT);
+TRACE_DEFINE_ENUM(IB_QPS_RTR);
+TRACE_DEFINE_ENUM(IB_QPS_RTS);
+TRACE_DEFINE_ENUM(IB_QPS_SQD);
+TRACE_DEFINE_ENUM(IB_QPS_SQE);
+TRACE_DEFINE_ENUM(IB_QPS_ERR);
+TRACE_DEFINE_ENUM(SRDMA_COMP_STEADY);
+TRACE_DEFINE_ENUM(SRDMA_COMP_REWOUND);
+TRACE_DEFINE_ENUM(SRDMA_COMP_PROBING);
+TRACE_DEFINE_ENUM(SRDMA_COMP_RNR_WAIT);
+
+#define srdma_show_qp_state(state)					\
+	__print_symbolic(state, { IB_QPS_RESET, "RESET" },		\
+			 { IB_QPS_INIT, "INIT" }, { IB_QPS_RTR, "RTR" },	\
+			 { IB_QPS_RTS, "RTS" }, { IB_QPS_SQD, "SQD" },	\
+			 { IB_QPS_SQE, "SQE" }, { IB_QPS_ERR, "ERR" })
+
+#define srdma_show_comp_recovery(recovery)				\
+	__print_symbolic(recovery, { SRDMA_COMP_STEADY, "steady" },	\
+			 { SRDMA_COMP_REWOUND, "rewound" },		\
+			 { SRDMA_COMP_PROBING, "probing" },		\
+			 { SRDMA_COMP_RNR_WAIT, "rnr_wait" })
+
+/* a QP moved from one state to another (modify_qp, or an error) */
+TRACE_EVENT(srdma_qp_state,
+	    TP_PROTO(u32 qpn, enum ib_qp_state from, enum ib_qp_state to),
+	    TP_ARGS(qpn, from, to),
+	    TP_STRUCT__entry(__field(u32, qpn)
+			     __field(u8, from)
+			     __field(u8, to)),
+	    TP_fast_assign(__entry->qpn = qpn;
+			   __entry->from = from;
+			   __entry->to = to;),
+	    TP_printk("qp %u %s -> %s", __entry->qpn,
+		      srdma_show_qp_state(__entry->from),
+		      srdma_show_qp_state(__entry->to))
+);
+
+/* the completer's recovery from losses changed, at its oldest PSN not ACKed */
+TRACE_EVENT(srdma_comp_recovery,
+	    TP_PROTO(u32 qpn, u8 from, u8 to, u32 comp_psn),
+	    TP_ARGS(qpn, from, to, comp_psn),
+	    TP_STRUCT__entry(__field(u32, qpn)
+			     __field(u32, comp_psn)
+			     __field(u8, from)
+			     __field(u8, to)),
+	    TP_fast_assign(__entry->qpn = qpn;
+			   __entry->comp_psn = comp_psn;
+			   __entry->from = from;
+			   __entry->to = to;),
+	    TP_printk("qp %u psn %u %s -> %s", __entry->qpn, __entry->comp_psn,
+		      srdma_show_comp_recovery(__entry->from),
+		      srdma_show_comp_recovery(__entry->to))
 );
 
 /* out of tokens: they return in wait_ns, the QP sleeps sleep_ns */

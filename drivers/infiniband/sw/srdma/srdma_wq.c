@@ -14,6 +14,7 @@
 #include <kunit/visibility.h>
 
 #include "srdma_engine.h"
+#include "srdma_trace.h"
 
 #define QPT(_type)	BIT(IB_QPT_##_type)
 
@@ -120,6 +121,8 @@ void srdma_qp_set_state(struct srdma_qp *qp, enum ib_qp_state state)
 {
 	lockdep_assert_held(&qp->sq.lock);
 	lockdep_assert_held(&qp->rq.lock);
+	if (qp->state != state)
+		trace_srdma_qp_state(qp->ibqp.qp_num, qp->state, state);
 	qp->state = state;
 }
 
@@ -214,6 +217,7 @@ void srdma_swqe_next(struct srdma_qp *qp)
 void srdma_swqe_done(struct srdma_qp *qp, struct srdma_swqe *swqe,
 		     enum ib_wc_status status)
 {
+	srdma_engine_assert_owned(qp);
 	swqe->status = status;
 	swqe->state = SRDMA_SWQE_DONE;
 	if (status != IB_WC_SUCCESS)
@@ -278,6 +282,7 @@ bool srdma_sq_complete(struct srdma_qp *qp)
 	u32 req_next;
 	bool drained;
 
+	srdma_engine_assert_owned(qp);
 	if (!srdma_sq_complete_due(qp))
 		return false;
 	spin_lock_irqsave(&qp->sq.lock, flags);
@@ -350,6 +355,7 @@ int srdma_rwqe_take(struct srdma_qp *qp)
 	u32 max_sge, i;
 	bool found;
 
+	srdma_engine_assert_owned(qp);
 	if (resp->rwqe_valid)
 		return 0;
 	if (qp->srq) {
@@ -402,6 +408,7 @@ void srdma_rwqe_complete(struct srdma_qp *qp, struct ib_wc *wc, bool solicited)
 	unsigned long flags;
 	bool posted = true;
 
+	srdma_engine_assert_owned(qp);
 	srdma_rwqe_wc(qp, wc);
 	if (qp->resp.rwqe_srq) {
 		if (srdma_qp_state(qp) == IB_QPS_ERR)
@@ -437,6 +444,7 @@ void srdma_rwqe_fail(struct srdma_qp *qp, enum ib_wc_status status,
 	unsigned long flags;
 	bool post;
 
+	srdma_engine_assert_owned(qp);
 	srdma_count(to_srdma_dev(qp->ibqp.device), SRDMA_CNT_LOCAL_ERRORS);
 	/* in ERR before the CQE can be polled (srdma_qp_set_state()) */
 	srdma_qp_lock_queues(qp, &flags);
