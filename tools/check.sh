@@ -149,6 +149,8 @@ builds_and_lint() {
 		make -C tests
 	start_test "build: tools/srdma-rate (-Werror)" "$out/build-srdma-rate.log" \
 		make -C tools/srdma-rate
+	start_test "lint: calls go one way between layers (tools/callgraph)" \
+		"$out/callgraph.log" tools/callgraph
 	end_tests
 	start_test "tools/srdma-rate: host tests (units, netlink messages, the program)" \
 		"$out/test-srdma-rate.log" make -C tools/srdma-rate test
