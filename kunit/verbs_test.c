@@ -1481,6 +1481,18 @@ static void vt_note(struct vt_fail_counts *c, const char *verb, int err)
 	}
 }
 
+/*
+ * failslab and fail_page_alloc fail this task's allocations, or stop; a
+ * kernel without fault injection (the plain one of make bench) has no
+ * such flag, and the test that needs it skips there.
+ */
+static void vt_make_it_fail(bool fail)
+{
+#ifdef CONFIG_FAULT_INJECTION
+	current->make_it_fail = fail;
+#endif
+}
+
 /* one of each object, made with failures injected, then destroyed */
 static void vt_churn_failing(struct vt_fail_counts *c)
 {
@@ -1503,7 +1515,7 @@ static void vt_churn_failing(struct vt_fail_counts *c)
 	struct ib_pd *pd;
 	int err;
 
-	current->make_it_fail = 1;
+	vt_make_it_fail(true);
 	pd = ib_alloc_pd(vt.ibdev, 0);
 	vt_note(c, "ib_alloc_pd", PTR_ERR_OR_ZERO(pd));
 	if (IS_ERR(pd))
@@ -1539,7 +1551,7 @@ static void vt_churn_failing(struct vt_fail_counts *c)
 	vt_note(c, "ib_create_srq", PTR_ERR_OR_ZERO(srq));
 	if (IS_ERR(srq))
 		srq = NULL;
-	current->make_it_fail = 0;
+	vt_make_it_fail(false);
 	if (srq)
 		ib_destroy_srq(srq);
 	if (mr)
@@ -1550,7 +1562,7 @@ static void vt_churn_failing(struct vt_fail_counts *c)
 		ib_destroy_cq(cq);
 	ib_dealloc_pd(pd);
 out:
-	current->make_it_fail = 0;
+	vt_make_it_fail(false);
 }
 
 /*
