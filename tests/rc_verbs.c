@@ -36,9 +36,12 @@
  *    1 and 2 (bound, written and read through, an MR with a bound window
  *    not deregistered, SEND_WITH_INV of a type 2 window's key and access
  *    after it refused, a bind to an MR without MW_BIND, a window
- *    invalidated by another QP while WRITEs go through it: no byte after
- *    the invalidation's completion); RNR with a late receive (success) and
- *    with rnr_retry 0; a peer QP that is destroyed or moved to Reset
+ *    invalidated by another QP, deallocated (type 1 and 2) and bound again
+ *    elsewhere in its MR (type 1; type 2 invalidated first) while WRITEs go
+ *    through it: no byte after the invalidation's completion, the return
+ *    of ibv_dealloc_mw() or the rebind's completion, and a WRITE posted
+ *    after it fails); RNR with a late receive (success) and with
+ *    rnr_retry 0; a peer QP that is destroyed or moved to Reset
  *    (timeout 12, retry_cnt 2: IBV_WC_RETRY_EXC_ERR after three timeouts,
  *    with the time it took; and retry_cnt 7: after eight).
  *
@@ -804,13 +807,10 @@ static bool bind_done(struct rc_pair *p, unsigned long long wr_id,
 			ibv_wc_status_str(status));
 }
 
-/* bind_type2() - ibv_wr_bind_mw() of @mw on b's QP to @len bytes at @addr */
-static unsigned int bind_type2(struct test *t, struct rc_pair *p,
-			       struct ibv_mw *mw, struct ibv_mr *mr,
-			       unsigned char *addr, size_t len,
-			       enum ibv_wc_status status, const char *what)
+/* mw_info() - a bind of @len bytes at @addr of @mr, remote write and read */
+static struct ibv_mw_bind_info mw_info(struct ibv_mr *mr, unsigned char *addr,
+				       size_t len)
 {
-	struct ibv_qp_ex *qpx = ibv_qp_to_qp_ex(p->b.qp);
 	struct ibv_mw_bind_info info = {
 		.mr = mr,
 		.addr = (uintptr_t)addr,
@@ -818,14 +818,57 @@ static unsigned int bind_type2(struct test *t, struct rc_pair *p,
 		.mw_access_flags = IBV_ACCESS_REMOTE_WRITE |
 				   IBV_ACCESS_REMOTE_READ,
 	};
-	unsigned int rkey = ibv_inc_rkey(mw->rkey);
+
+	return info;
+}
+
+/*
+ * post_bind1() - ibv_bind_mw() of the type 1 window @mw on @qp, signaled:
+ * librxe gives the window its next key at once
+ */
+static int post_bind1(struct ibv_qp *qp, struct ibv_mw *mw,
+		      const struct ibv_mw_bind_info *info,
+		      unsigned long long wr_id)
+{
+	struct ibv_mw_bind bind = {
+		.wr_id = wr_id,
+		.send_flags = IBV_SEND_SIGNALED,
+		.bind_info = *info,
+	};
+
+	return rc_verb_err(ibv_bind_mw(qp, mw, &bind));
+}
+
+/*
+ * post_bind2() - ibv_wr_bind_mw() of the type 2 window @mw on @qp with the
+ * key @rkey, signaled; the window takes the key once the bind completed
+ */
+static int post_bind2(struct ibv_qp *qp, struct ibv_mw *mw, unsigned int rkey,
+		      const struct ibv_mw_bind_info *info,
+		      unsigned long long wr_id)
+{
+	struct ibv_qp_ex *qpx = ibv_qp_to_qp_ex(qp);
 
 	ibv_wr_start(qpx);
-	qpx->wr_id = next_wr_id(t);
+	qpx->wr_id = wr_id;
 	qpx->wr_flags = IBV_SEND_SIGNALED;
-	ibv_wr_bind_mw(qpx, mw, rkey, &info);
-	if (!check(!ibv_wr_complete(qpx), "%s: ibv_wr_complete()", what) ||
-	    !bind_done(p, qpx->wr_id, status, what))
+	ibv_wr_bind_mw(qpx, mw, rkey, info);
+	return rc_verb_err(ibv_wr_complete(qpx));
+}
+
+/* bind_type2() - ibv_wr_bind_mw() of @mw on b's QP to @len bytes at @addr */
+static unsigned int bind_type2(struct test *t, struct rc_pair *p,
+			       struct ibv_mw *mw, struct ibv_mr *mr,
+			       unsigned char *addr, size_t len,
+			       enum ibv_wc_status status, const char *what)
+{
+	struct ibv_mw_bind_info info = mw_info(mr, addr, len);
+	unsigned int rkey = ibv_inc_rkey(mw->rkey);
+	unsigned long long wr_id = next_wr_id(t);
+
+	if (!check(!post_bind2(p->b.qp, mw, rkey, &info, wr_id),
+		   "%s: ibv_wr_complete()", what) ||
+	    !bind_done(p, wr_id, status, what))
 		return 0;
 	return rkey;
 }
@@ -843,7 +886,7 @@ static void test_mw(struct test *t)
 	const char *what = "memory windows";
 	struct rc_qp_opts o = t->opts;
 	struct ibv_mw *mw1 = NULL, *mw2 = NULL;
-	struct ibv_mw_bind bind;
+	struct ibv_mw_bind_info info;
 	struct rc_buf mr = { 0 };
 	unsigned long long rwr;
 	struct ibv_send_wr wr;
@@ -870,16 +913,11 @@ static void test_mw(struct test *t)
 	mw1 = ibv_alloc_mw(t->db->pd, IBV_MW_TYPE_1);
 	if (!check(mw1, "type 1 MW: ibv_alloc_mw()"))
 		goto out;
-	memset(&bind, 0, sizeof(bind));
-	bind.wr_id = next_wr_id(t);
-	bind.send_flags = IBV_SEND_SIGNALED;
-	bind.bind_info.mr = mr.mr;
-	bind.bind_info.addr = (uintptr_t)mr.p + RC_PAGE_BYTES;
-	bind.bind_info.length = RC_PAGE_BYTES;
-	bind.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_WRITE |
-					 IBV_ACCESS_REMOTE_READ;
-	if (!check(!ibv_bind_mw(p.b.qp, mw1, &bind), "type 1 MW: ibv_bind_mw()") ||
-	    !bind_done(&p, bind.wr_id, IBV_WC_SUCCESS, "type 1 MW: bind"))
+	info = mw_info(mr.mr, mr.p + RC_PAGE_BYTES, RC_PAGE_BYTES);
+	rwr = next_wr_id(t);
+	if (!check(!post_bind1(p.b.qp, mw1, &info, rwr),
+		   "type 1 MW: ibv_bind_mw()") ||
+	    !bind_done(&p, rwr, IBV_WC_SUCCESS, "type 1 MW: bind"))
 		goto out;
 	rdma_at(t, &p, IBV_WR_RDMA_WRITE, mw1->rkey,
 		mr.p + RC_PAGE_BYTES + 100, MW_BYTES, IBV_WC_SUCCESS,
@@ -957,154 +995,381 @@ out:
 }
 
 #define RACE_ROUNDS	12
-#define RACE_WRITES	8		/* posted at once, before the invalidation */
+#define RACE_WRITES	8		/* posted at once, the cut after half */
+#define RACE_POSTS	(RACE_WRITES + 1)	/* and one once the cut completed */
 #define RACE_BYTES	(2 * RC_PAGE_BYTES)
-#define RACE_WINDOW	(RACE_WRITES * RACE_BYTES)
+#define RACE_WINDOW	(RACE_POSTS * RACE_BYTES)	/* a slot for each */
+#define RACE_MR_BYTES	(2 * RACE_WINDOW)	/* the window, then the rebind's */
+
+/* How a window's key is taken away while a's WRITEs go through it */
+enum race_cut {
+	CUT_LOCAL_INV,		/* LOCAL_INV on another QP of b's PD */
+	CUT_DEALLOC,		/* ibv_dealloc_mw() of the bound window */
+	CUT_REBIND,		/* bound to the MR's next RACE_WINDOW bytes */
+};
+
+static const struct {
+	const char *name;
+	const char *done;	/* from then on no byte moves through the key */
+	bool at_once;		/* complete when made: WRITEs posted after fail */
+} race_cuts[] = {
+	[CUT_LOCAL_INV] = { "LOCAL_INV", "the LOCAL_INV completed", false },
+	[CUT_DEALLOC] = { "ibv_dealloc_mw()", "ibv_dealloc_mw() returned", true },
+	[CUT_REBIND] = { "the rebind", "the rebind completed", false },
+};
+
+/* One case of windows cut under WRITEs: its state across the rounds */
+struct race {
+	enum race_cut cut;
+	enum ibv_mw_type type;
+	struct rc_qp_opts opts;
+	struct rc_pair q;		/* CUT_LOCAL_INV: q.b invalidates */
+	struct rc_buf mr;		/* b's, RACE_MR_BYTES, with MW_BIND */
+	struct ibv_mw *mw;		/* CUT_LOCAL_INV: one for all rounds */
+	unsigned char *after;		/* the MR once the cut completed */
+	unsigned int cuts;		/* made */
+	unsigned int rebinds;		/* CUT_REBIND: binds that completed */
+	/* the round */
+	struct rc_pair p;
+	unsigned int rkey;		/* the key the WRITEs use */
+	unsigned int new_rkey;		/* of the bind under way */
+	unsigned long long bind_id, inv_id;
+	unsigned long long ids[RACE_POSTS];
+	unsigned int seeds[RACE_POSTS];
+};
 
 /* post_local_inv() - a signaled LOCAL_INV of @rkey on @qp */
-static int post_local_inv(struct test *t, struct ibv_qp *qp, unsigned int rkey)
+static int post_local_inv(struct ibv_qp *qp, unsigned long long wr_id,
+			  unsigned int rkey)
 {
-	struct ibv_send_wr wr = rc_send_wr(next_wr_id(t), IBV_WR_LOCAL_INV,
-					   NULL, 0, IBV_SEND_SIGNALED, 0, 0);
+	struct ibv_send_wr wr = rc_send_wr(wr_id, IBV_WR_LOCAL_INV, NULL, 0,
+					   IBV_SEND_SIGNALED, 0, 0);
 
 	wr.invalidate_rkey = rkey;
 	return rc_post_send(qp, &wr);
 }
 
-/*
- * race_round() - a's RACE_WRITES WRITEs through the type 2 window @rkey
- * onto @mr, and, posted after half of them, a LOCAL_INV of @rkey on @inv,
- * another QP of b's PD. Once the LOCAL_INV completed no byte of the window may change; each
- * WRITE completes successfully (all its bytes there), with REM_ACCESS_ERR
- * or flushed. Returns how many succeeded, or -1 (said why) if not so.
- */
-static int race_round(struct test *t, struct rc_pair *p, struct rc_end *inv,
-		      struct rc_buf *mr, unsigned int rkey,
-		      unsigned char *after)
+/* race_wc() - the status of WR @wr_id's completion on @cq, or -1 (said why) */
+static int race_wc(struct ibv_cq *cq, unsigned long long wr_id,
+		   const char *what)
 {
-	unsigned long long ids[RACE_WRITES];
-	unsigned int seeds[RACE_WRITES], i;
-	struct ibv_wc wc[RACE_WRITES];
+	struct ibv_wc wc;
+
+	if (rc_poll(cq, &wc, 1, 1, CQE_TIMEOUT_MS) != 1 || wc.wr_id != wr_id) {
+		diag("%s: no completion", what);
+		return -1;
+	}
+	return wc.status;
+}
+
+/* race_wc_ok() - WR @wr_id completed successfully: 0, or -1 (said why) */
+static int race_wc_ok(struct ibv_cq *cq, unsigned long long wr_id,
+		      const char *what)
+{
+	int status = race_wc(cq, wr_id, what);
+
+	if (status == IBV_WC_SUCCESS)
+		return 0;
+	if (status >= 0)
+		diag("%s: %s", what, ibv_wc_status_str(status));
+	return -1;
+}
+
+/* race_bind() - post the bind of @r's window on b to RACE_WINDOW at @addr */
+static int race_bind(struct test *t, struct race *r, unsigned char *addr)
+{
+	struct ibv_mw_bind_info info = mw_info(r->mr.mr, addr, RACE_WINDOW);
+
+	r->bind_id = next_wr_id(t);
+	r->new_rkey = ibv_inc_rkey(r->mw->rkey);
+	if (r->type == IBV_MW_TYPE_1)
+		return post_bind1(r->p.b.qp, r->mw, &info, r->bind_id);
+	return post_bind2(r->p.b.qp, r->mw, r->new_rkey, &info, r->bind_id);
+}
+
+/*
+ * race_start() - a fresh pair, and the window (new but for CUT_LOCAL_INV,
+ * whose rounds leave it free) bound on its b to the MR's first RACE_WINDOW
+ * bytes: 0, or -1 (said why)
+ */
+static int race_start(struct test *t, struct race *r)
+{
+	if (rc_pair_create(&r->p, t->da, t->db, &r->opts) ||
+	    rc_pair_connect(&r->p))
+		return -1;
+	if (!r->mw)
+		r->mw = ibv_alloc_mw(t->db->pd, r->type);
+	if (!r->mw) {
+		diag("ibv_alloc_mw(): %s", strerror(errno));
+		return -1;
+	}
+	if (race_bind(t, r, r->mr.p) ||
+	    race_wc_ok(r->p.b.scq, r->bind_id, "the bind"))
+		return -1;
+	r->mw->rkey = r->new_rkey;
+	r->rkey = r->new_rkey;
+	return 0;
+}
+
+/* race_cut() - take the key away (or start to): 0, or -1 (said why) */
+static int race_cut(struct test *t, struct race *r)
+{
+	int err = 0;
+
+	switch (r->cut) {
+	case CUT_LOCAL_INV:
+		r->inv_id = next_wr_id(t);
+		err = post_local_inv(r->q.b.qp, r->inv_id, r->rkey);
+		break;
+	case CUT_DEALLOC:
+		/* bound, of either type: it unbinds (Documentation/transport.md) */
+		err = rc_verb_err(ibv_dealloc_mw(r->mw));
+		if (!err)
+			r->mw = NULL;
+		break;
+	case CUT_REBIND:
+		/* a type 2 window is bound again once free (o10-37.2.30) */
+		if (r->type == IBV_MW_TYPE_2) {
+			r->inv_id = next_wr_id(t);
+			err = post_local_inv(r->p.b.qp, r->inv_id, r->rkey);
+		}
+		if (!err)
+			err = race_bind(t, r, r->mr.p + RACE_WINDOW);
+		break;
+	}
+	if (err)
+		diag("%s: %s", race_cuts[r->cut].name, strerror(err));
+	r->cuts += !err;
+	return err ? -1 : 0;
+}
+
+/* race_rebound() - the rebind completed: 0, or -1 (said why) */
+static int race_rebound(struct race *r)
+{
+	int status;
+
+	if (r->type == IBV_MW_TYPE_2 &&
+	    race_wc_ok(r->p.b.scq, r->inv_id, "the LOCAL_INV before the rebind"))
+		return -1;
+	status = race_wc(r->p.b.scq, r->bind_id, "the rebind");
+	if (status == IBV_WC_SUCCESS) {
+		r->mw->rkey = r->new_rkey;
+		r->rebinds++;
+		return 0;
+	}
+	/* a WRITE through the invalidated key put b's QP in ERR first */
+	if (status == IBV_WC_WR_FLUSH_ERR && r->type == IBV_MW_TYPE_2)
+		return 0;
+	if (status >= 0)
+		diag("the rebind: %s", ibv_wc_status_str(status));
+	return -1;
+}
+
+/* race_done_at() - the first WRITE posted once the cut completed */
+static unsigned int race_done_at(const struct race *r)
+{
+	return race_cuts[r->cut].at_once ? RACE_WRITES / 2 : RACE_WRITES;
+}
+
+/*
+ * race_cut_done() - wait until the cut completed, and take the snapshot of
+ * the MR: 0, or -1 (said why)
+ */
+static int race_cut_done(struct race *r)
+{
+	int err = 0;
+
+	if (r->cut == CUT_LOCAL_INV)
+		err = race_wc_ok(r->q.b.scq, r->inv_id, "the LOCAL_INV");
+	else if (r->cut == CUT_REBIND)
+		err = race_rebound(r);
+	if (!err)
+		memcpy(r->after, r->mr.p, RACE_MR_BYTES);
+	return err;
+}
+
+/* race_write() - a's WRITE @i through the round's key, into slot @i */
+static int race_write(struct test *t, struct race *r, unsigned int i)
+{
+	size_t src = SRC_OFF + i * RACE_BYTES;
+	struct ibv_sge sge = rc_sge(&t->ba, src, RACE_BYTES);
 	struct ibv_send_wr wr;
-	struct ibv_sge sge;
-	size_t wrong;
-	int n, ok = 0;
 
-	memset(mr->p, 0, RACE_WINDOW);
-	for (i = 0; i < RACE_WRITES; i++) {
-		if (i == RACE_WRITES / 2 && post_local_inv(t, inv->qp, rkey))
-			return -1;
-		seeds[i] = next_seed(t);
-		rc_fill(t->ba.p + SRC_OFF + i * RACE_BYTES, RACE_BYTES, seeds[i]);
-		sge = rc_sge(&t->ba, SRC_OFF + i * RACE_BYTES, RACE_BYTES);
-		ids[i] = next_wr_id(t);
-		wr = rc_send_wr(ids[i], IBV_WR_RDMA_WRITE, &sge, 1,
-				IBV_SEND_SIGNALED,
-				(uintptr_t)mr->p + i * RACE_BYTES, rkey);
-		if (rc_post_send(p->a.qp, &wr))
-			return -1;
-	}
-	if (rc_poll(inv->scq, wc, 1, 1, 5000) != 1 ||
-	    wc[0].status != IBV_WC_SUCCESS) {
-		diag("the LOCAL_INV did not complete successfully");
-		return -1;
-	}
-	memcpy(after, mr->p, RACE_WINDOW);
+	r->seeds[i] = next_seed(t);
+	rc_fill(t->ba.p + src, RACE_BYTES, r->seeds[i]);
+	r->ids[i] = next_wr_id(t);
+	wr = rc_send_wr(r->ids[i], IBV_WR_RDMA_WRITE, &sge, 1,
+			IBV_SEND_SIGNALED,
+			(uintptr_t)r->mr.p + i * RACE_BYTES,
+			r->rkey);
+	return rc_post_send(r->p.a.qp, &wr);
+}
 
-	n = rc_poll(p->a.scq, wc, RACE_WRITES, RACE_WRITES, 5000);
-	if (n != RACE_WRITES) {
-		diag("%d of %d WRITEs completed", n, RACE_WRITES);
-		return -1;
-	}
-	for (i = 0; i < RACE_WRITES; i++) {
-		if (wc[i].wr_id != ids[i]) {
-			diag("completion %u has wr_id %llu", i,
-			     (unsigned long long)wc[i].wr_id);
+/*
+ * race_status_ok() - may a WRITE complete with @status, behind an error
+ * completion or not, posted after the cut completed or not? Successes, one
+ * remote access error, then flushes.
+ */
+static bool race_status_ok(int status, bool failed, bool dead)
+{
+	if (failed)
+		return status == IBV_WC_WR_FLUSH_ERR;
+	return status == IBV_WC_REM_ACCESS_ERR ||
+	       (status == IBV_WC_SUCCESS && !dead);
+}
+
+/*
+ * race_statuses() - the completions of the round's WRITEs, in order, as
+ * race_status_ok() wants, each success with all its bytes. Returns the
+ * successes, or -1 (said why).
+ */
+static int race_statuses(const struct race *r, const struct ibv_wc *wc)
+{
+	unsigned int i, dead_from = race_done_at(r);
+	bool failed = false;
+	size_t wrong = 0;
+	int ok = 0;
+
+	for (i = 0; i < RACE_POSTS; i++) {
+		if (wc[i].wr_id != r->ids[i] ||
+		    !race_status_ok(wc[i].status, failed, i >= dead_from)) {
+			diag("WRITE %u (%s the cut completed): wr_id %llu, %s",
+			     i, i < dead_from ? "before" : "after",
+			     (unsigned long long)wc[i].wr_id,
+			     ibv_wc_status_str(wc[i].status));
 			return -1;
 		}
-		if (wc[i].status == IBV_WC_SUCCESS) {
-			rc_mismatch(mr->p + i * RACE_BYTES, RACE_BYTES,
-				    seeds[i], &wrong);
-			if (wrong) {
-				diag("WRITE %u succeeded with %zu bytes wrong",
-				     i, wrong);
-				return -1;
-			}
-			ok++;
-		} else if (wc[i].status != IBV_WC_REM_ACCESS_ERR &&
-			   wc[i].status != IBV_WC_WR_FLUSH_ERR) {
-			diag("WRITE %u: %s", i, ibv_wc_status_str(wc[i].status));
+		failed = wc[i].status != IBV_WC_SUCCESS;
+		if (!failed)
+			rc_mismatch(r->mr.p + i * RACE_BYTES, RACE_BYTES,
+				    r->seeds[i], &wrong);
+		if (wrong) {
+			diag("WRITE %u succeeded with %zu bytes wrong", i, wrong);
 			return -1;
 		}
-	}
-	if (memcmp(after, mr->p, RACE_WINDOW)) {
-		diag("bytes of the window changed after the LOCAL_INV completed");
-		return -1;
+		ok += !failed;
 	}
 	return ok;
 }
 
-/*
- * test_mw_invalidate_race() - RACE_ROUNDS times: a type 2 window bound on
- * a fresh pair's b, a's WRITEs through it, and a LOCAL_INV of its key on
- * another QP of b's PD posted among them (race_round()). Where the
- * invalidation lands among the WRITEs varies; after its completion nothing
- * moves through the key (Documentation/transport.md).
- */
-static void test_mw_invalidate_race(struct test *t)
+/* race_moved() - did a byte of the MR change since the cut completed? */
+static bool race_moved(const struct race *r)
 {
-	const char *what = "MW invalidated under WRITEs";
-	unsigned int round, done = 0, rkey, writes = 0;
-	unsigned char *after = malloc(RACE_WINDOW);
-	struct rc_qp_opts o = t->opts;
-	struct ibv_mw *mw = NULL;
-	struct rc_buf mr = { 0 };
-	struct rc_pair p, q;
+	size_t i;
+
+	for (i = 0; i < RACE_MR_BYTES && r->mr.p[i] == r->after[i]; i++)
+		;
+	if (i == RACE_MR_BYTES)
+		return false;
+	diag("bytes of the window changed after %s, the first at offset %zu of the MR",
+	     race_cuts[r->cut].done, i);
+	return true;
+}
+
+/*
+ * race_writes() - a's RACE_WRITES WRITEs through the window's key, the cut
+ * made after half of them, and one more WRITE once it completed (for a cut
+ * complete when made, the WRITEs after it too). Once the cut completed no
+ * byte of the MR may change. Returns how many WRITEs succeeded, or -1
+ * (said why).
+ */
+static int race_writes(struct test *t, struct race *r)
+{
+	unsigned int i, done_at = race_done_at(r);
+	struct ibv_wc wc[RACE_POSTS];
 	int n;
 
-	o.send_ops = IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_RDMA_WRITE |
-		     IBV_QP_EX_WITH_LOCAL_INV;
-	if (!after || !make_pair(t, &q, &o, what)) {
-		free(after);
-		return;
+	memset(r->mr.p, 0, RACE_MR_BYTES);
+	for (i = 0; i < RACE_POSTS; i++)
+		if ((i == RACE_WRITES / 2 && race_cut(t, r)) ||
+		    (i == done_at && race_cut_done(r)) ||
+		    race_write(t, r, i))
+			return -1;
+	n = rc_poll(r->p.a.scq, wc, RACE_POSTS, RACE_POSTS, CQE_TIMEOUT_MS);
+	if (n != RACE_POSTS) {
+		diag("%d of %d WRITEs completed", n, RACE_POSTS);
+		return -1;
 	}
-	if (!connect_pair(&q, what) ||
-	    !check(!rc_buf_reg(&mr, t->db->pd, RACE_WINDOW,
-			       IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-			       IBV_ACCESS_MW_BIND),
-		   "%s: an MR with IBV_ACCESS_MW_BIND", what))
-		goto out;
-	mw = ibv_alloc_mw(t->db->pd, IBV_MW_TYPE_2);
-	if (!check(mw, "%s: ibv_alloc_mw()", what))
-		goto out;
-	for (round = 0; round < RACE_ROUNDS; round++) {
-		if (rc_pair_create(&p, t->da, t->db, &o))
-			break;
-		rkey = 0;
-		if (!rc_pair_connect(&p))
-			rkey = bind_type2(t, &p, mw, mr.mr, mr.p, RACE_WINDOW,
-					  IBV_WC_SUCCESS, what);
-		/* the window's key from now on: the next bind names it so */
-		if (rkey)
-			mw->rkey = rkey;
-		n = rkey ? race_round(t, &p, &q.b, &mr, rkey, after) : -1;
-		drain_async(t);
-		rc_pair_destroy(&p);
-		if (n < 0)
-			break;
-		writes += n;
-		done++;
+	return race_moved(r) ? -1 : race_statuses(r, wc);
+}
+
+/* race_round() - one round on a fresh pair: as race_writes() */
+static int race_round(struct test *t, struct race *r)
+{
+	int n = race_start(t, r) ? -1 : race_writes(t, r);
+
+	/* a window made for the round goes with it */
+	if (r->cut != CUT_LOCAL_INV && r->mw) {
+		ibv_dealloc_mw(r->mw);
+		r->mw = NULL;
 	}
-	check(done == RACE_ROUNDS,
-	      "%s: %u of %u rounds, %u of %u WRITEs through before the invalidation, no byte after it",
-	      what, done, RACE_ROUNDS, writes, done * RACE_WRITES);
-out:
-	if (mw)
-		ibv_dealloc_mw(mw);
-	rc_buf_free(&mr);
 	drain_async(t);
-	rc_pair_destroy(&q);
-	free(after);
+	rc_pair_destroy(&r->p);
+	return n;
+}
+
+/* race_open() - what all rounds use: 0, or -1 (said why) */
+static int race_open(struct test *t, struct race *r)
+{
+	r->opts = t->opts;
+	r->opts.send_ops = IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_RDMA_WRITE |
+			   IBV_QP_EX_WITH_LOCAL_INV;
+	r->after = malloc(RACE_MR_BYTES);
+	if (!r->after ||
+	    rc_buf_reg(&r->mr, t->db->pd, RACE_MR_BYTES,
+		       IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+		       IBV_ACCESS_MW_BIND))
+		return -1;
+	if (r->cut == CUT_LOCAL_INV &&
+	    (rc_pair_create(&r->q, t->da, t->db, &r->opts) ||
+	     rc_pair_connect(&r->q)))
+		return -1;
+	return 0;
+}
+
+static void race_close(struct test *t, struct race *r)
+{
+	if (r->mw)
+		ibv_dealloc_mw(r->mw);
+	rc_buf_free(&r->mr);
+	drain_async(t);
+	rc_pair_destroy(&r->q);
+	free(r->after);
+}
+
+/*
+ * test_mw_race() - RACE_ROUNDS times: a window bound on a fresh pair's b
+ * to an MR with MW_BIND, a's WRITEs through its key, and the key taken
+ * away among them (race_writes()). Where the cut lands among the WRITEs
+ * varies; once it completed nothing moves through the key, and a WRITE
+ * posted after it fails (Documentation/transport.md).
+ */
+static void test_mw_race(struct test *t, const char *what, enum race_cut cut,
+			 enum ibv_mw_type type)
+{
+	struct race r = { .cut = cut, .type = type };
+	unsigned int round, done = 0, writes = 0;
+	long long start = rc_now_us();
+	int n = race_open(t, &r);
+
+	for (round = 0; n >= 0 && round < RACE_ROUNDS; round++) {
+		n = race_round(t, &r);
+		if (n >= 0) {
+			writes += n;
+			done++;
+		}
+	}
+	if (n < 0)
+		diag("%s: stopped at round %u", what, done);
+	check(done == RACE_ROUNDS,
+	      "%s: %u of %u rounds, %u of %u WRITEs through, no byte after %s",
+	      what, done, RACE_ROUNDS, writes, done * RACE_POSTS,
+	      race_cuts[cut].done);
+	if (cut == CUT_REBIND)
+		diag("%s: %u of %u rebinds completed, the others flushed",
+		     what, r.rebinds, r.cuts);
+	diag("%s: %lld ms", what, (rc_now_us() - start) / 1000);
+	race_close(t, &r);
 }
 
 /* Pieces of a message scattered or gathered */
@@ -2273,7 +2538,16 @@ int main(int argc, char **argv)
 	test_access(t, NO_REMOTE_READ);
 	test_atomic_write(t);
 	test_mw(t);
-	test_mw_invalidate_race(t);
+	test_mw_race(t, "MW invalidated under WRITEs", CUT_LOCAL_INV,
+		     IBV_MW_TYPE_2);
+	test_mw_race(t, "type 1 MW deallocated under WRITEs", CUT_DEALLOC,
+		     IBV_MW_TYPE_1);
+	test_mw_race(t, "type 2 MW deallocated under WRITEs", CUT_DEALLOC,
+		     IBV_MW_TYPE_2);
+	test_mw_race(t, "type 1 MW rebound under WRITEs", CUT_REBIND,
+		     IBV_MW_TYPE_1);
+	test_mw_race(t, "type 2 MW rebound under WRITEs", CUT_REBIND,
+		     IBV_MW_TYPE_2);
 	test_too_long(t);
 	test_rnr_late(t);
 	test_rnr_exceeded(t);
