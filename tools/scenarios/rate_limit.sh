@@ -15,7 +15,8 @@
 #   - two QPs with different limits: each within 5 % of its own;
 #   - two unlimited QPs: within 10 % of each other;
 #   - a limited QP next to an unlimited one: the limit, and the other at
-#     least 70 % of the rest;
+#     least 70 % of the rest (of what two unlimited QPs carried together
+#     just before);
 #   - a rate changed while the QP sends: each rate within 5 % (the half
 #     second after the change is left out);
 #   - a UC QP, and an RC responder's read responses (limit on srdma1's
@@ -151,6 +152,33 @@ a=$(achieved 0) b=$(achieved 1)
 echo "| two unlimited QPs | - | $a and $b | - |" >> "$table"
 check "two unlimited QPs share evenly: $a and $b kbit/s within 10 %" \
 	awk -v a="$a" -v b="$b" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a > 0 && d * 2 / (a + b) <= 0.10) }'
+both=$((a + b))
+
+# next_to_limited LIMIT: a QP at LIMIT next to an unlimited one ($u). The
+# unlimited one is judged against $both, what two unlimited QPs carried
+# together in the run just before, not against max: a second QP costs the
+# one-vCPU guest some of its throughput (about 15 %), and the host can slow
+# down between the first run and this one. Below 70 % of the rest, both
+# runs are made once more.
+next_to_limited() {
+	local try
+	for try in 1 2; do
+		measure "$1:0" -- "$1" 0 || return
+		u=$(achieved 1)
+		gets_rest "$1" || [ $try = 2 ] && return
+		retried+=("run $runs: the unlimited QP next to one at $1 kbit/s got ${u:-nothing} of $((both - $1)), measured again")
+		rate 0 0 || return
+		both=$(($(achieved 0) + $(achieved 1)))
+	done
+}
+gets_rest() { [ -n "$u" ] && [ "$u" -ge $(((both - $1) * 7 / 10)) ]; }
+
+l=$((max / 4 / 1000 * 1000))
+check "a QP at $l kbit/s next to an unlimited one: complete" next_to_limited "$l"
+check "the limited QP within 5 % of $l" within "$l" "$(achieved 0)" 5 "limited, next to unlimited"
+echo "| unlimited, next to limited | - | $u | - |" >> "$table"
+check "the unlimited QP gets at least 70 % of the rest ($u of $both - $l kbit/s)" \
+	gets_rest "$l"
 
 l1=$((max / 10 / 1000 * 1000))
 at=$(awk -v s="$seconds" 'BEGIN { print s / 2 }')
@@ -158,14 +186,6 @@ check "one QP at $l1 kbit/s, then $l2 from ${at} s on: completes" \
 	measure "$l1:0" "$l2:0:changed" -- -c "$at:$l2" "$l1"
 check "before the change: within 5 % of $l1" within "$l1" "$(achieved 0)" 5 "before a live change"
 check "after the change: within 5 % of $l2" within "$l2" "$(achieved 0 changed)" 5 "after a live change"
-
-l=$((max / 4 / 1000 * 1000))
-check "a QP at $l kbit/s next to an unlimited one: complete" measure "$l:0" -- "$l" 0
-check "the limited QP within 5 % of $l" within "$l" "$(achieved 0)" 5 "limited, next to unlimited"
-u=$(achieved 1)
-echo "| unlimited, next to limited | - | $u | - |" >> "$table"
-check "the unlimited QP gets at least 70 % of the rest ($u of $((max - l)) kbit/s)" \
-	test "$u" -ge $(((max - l) * 7 / 10))
 
 # the other senders the bucket paces: UC requests, an RC responder's
 # read responses
