@@ -19,8 +19,8 @@ packages=(
 	# userspace clients, run inside the VMs from this machine's root
 	ibverbs-utils ibverbs-providers rdmacm-utils perftest nvme-cli fio
 	libibverbs-dev librdmacm-dev
-	# make bench: the bandwidth plot
-	python3-matplotlib
+	# make bench: the bandwidth plot; the wire's ceiling (TCP)
+	python3-matplotlib iperf3
 	# RoCEv2 captures (rc_interop); tshark's one debconf question
 	# (wireshark-common/install-setuid) takes its default, false, with
 	# DEBIAN_FRONTEND=noninteractive

@@ -26,6 +26,7 @@
 #                                    (default 1; the target lines' 3)
 
 . tools/scenarios/lib.sh
+. tools/bench/lib.sh
 
 if [ "${BENCH_QUICK:-0}" = 1 ]; then
 	bw_sizes=${BENCH_BW_SIZES:-"4096 65536"}
@@ -50,6 +51,8 @@ targets="ib_write_bw:65536 ib_send_bw:65536 ib_send_lat:2"	# test:size
 csv=$SRDMA_SHARED/bench.csv
 logs=$SRDMA_RESULTS/logs
 port=18515			# each run takes the next TCP port
+# server and client each on a CPU of its own (one vCPU: both on it)
+pin_server=(taskset -c $(($(nproc) - 1))) pin_client=(taskset -c 0)
 
 # perftest TEST SIZE LIMIT LOG ARGS...: one perftest run on $dev: the server
 # in the background, then the client once the server listens, each under
@@ -59,7 +62,7 @@ perftest() {
 	shift 4
 	port=$((port + 1))
 	args=(-d "$dev" -x "$gid" -s "$size" -p "$port" -F "$@")
-	timeout -k 5 $((limit + 5)) "$test" "${args[@]}" > "$log.server" 2>&1 &
+	timeout -k 5 $((limit + 5)) "${pin_server[@]}" "$test" "${args[@]}" > "$log.server" 2>&1 &
 	server=$!
 	if ! wait_until 15 server_ready; then
 		echo "bench: the server did not listen on port $port" >> "$log.client"
@@ -67,7 +70,7 @@ perftest() {
 		wait "$server"
 		return 1
 	fi
-	timeout -k 5 "$limit" "$test" "${args[@]}" 198.18.0.1 > "$log.client" 2>&1
+	timeout -k 5 "$limit" "${pin_client[@]}" "$test" "${args[@]}" 198.18.0.1 > "$log.client" 2>&1
 	rc=$?
 	[ $rc = 124 ] && echo "bench: timed out after ${limit}s" >> "$log.client"
 	# The server ends with a client that ran; not always with one that failed.
@@ -76,24 +79,6 @@ perftest() {
 	return $rc
 }
 server_ready() { tcp_port_listening "$port" || ! kill -0 "$server" 2> /dev/null; }
-
-# result COLUMN HEADER FILE: the figure in COLUMN of perftest's result line,
-# the numeric line that follows the header holding HEADER. A run in which no
-# message completed (#iterations 0: perftest still prints a line of zeros
-# when its -D time ends) has no figure.
-result() {
-	awk -v col="$1" -v hdr="$2" '
-		seen && $1 ~ /^[0-9]+$/ {
-			if ($2 > 0 && $col ~ /^[0-9]+(\.[0-9]+)?$/ && $col > 0) {
-				print $col
-				found = 1
-			}
-			else print "bench: no usable figure (no message completed?)" >> FILENAME
-			exit
-		}
-		index($0, "#bytes") && index($0, hdr) { seen = 1 }
-		END { exit !found }' "$3"
-}
 
 record() {	# record TEST SIZE VALUE UNIT STATUS
 	echo "$driver,$1,$2,$3,$4,$5" >> "$csv"
@@ -139,27 +124,15 @@ measure() {
 	value=$best
 	[ -n "$best" ]
 }
-better() {	# better A B: figure A beats B (bandwidth higher, latency lower)
-	case $test in
-	*_lat) awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 < b + 0) }' ;;
-	*) awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 > b + 0) }' ;;
-	esac
-}
-
 # run_sizes TEST SIZES: TEST at each size on $dev ($up = 0: no device)
 run_sizes() {
 	local test=$1 sizes=$2 size log value fails=0 col hdr unit limit opts
-	local side=client
+	local side
+	test_figure "$test"
 	case $test in
-	*_bw) col=4 hdr="BW average[MB/sec]" unit=MB/s limit=$bw_limit
-	      opts=(-D "$duration") ;;
-	*_lat) col=5 hdr="t_typical[usec]" unit=us limit=$lat_limit
-	       opts=(-n "$lat_iters") ;;
+	*_bw) limit=$bw_limit opts=(-D "$duration") ;;
+	*_lat) limit=$lat_limit opts=(-n "$lat_iters") ;;
 	esac
-	# ib_send_bw: the receiver's figure. With -D, perftest's sender counts
-	# too few completions from 256 KiB up (none at 1 MiB on rdma_rxe, where
-	# the receiver counts 100 messages); below, the two agree.
-	[ "$test" = ib_send_bw ] && side=server
 	for size in $sizes; do
 		if [ "$up" = 0 ] || [ $fails -ge $max_fails ]; then
 			record "$test" "$size" - "$unit" skipped

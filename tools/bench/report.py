@@ -4,14 +4,18 @@
 # make bench, on the host: read DIR/bench.csv (written by tools/bench/guest.sh)
 # and print srdma and rdma_rxe side by side, then the target lines; write
 # DIR/compare.csv and the plots DIR/bandwidth.png and DIR/latency.png.
+# With --wire: read DIR/wire/wire.csv (tools/bench/wire.sh), print the
+# wire's table and targets, write DIR/wire-compare.csv.
 #
 #   tools/bench/report.py results/bench
+#   tools/bench/report.py --wire results/bench
 #
 # Runs with Debian's python3 (python3-matplotlib, from tools/deps.sh).
 
 import csv
 import math
 import os
+import statistics
 import sys
 
 DRIVERS = ("srdma", "rxe")
@@ -138,9 +142,99 @@ def plot(runs, sizes, tests, ylabel, title, path, logy):
     plt.close(fig)
 
 
+def spread(values):
+    """median (min-max)"""
+    if not values:
+        return "-"
+    return (f"{statistics.median(values):.2f}"
+            f" ({min(values):.2f}-{max(values):.2f})")
+
+
+def wire_load(path):
+    """{(driver, test, size): {pair: value}} of the runs with a figure"""
+    figs = {}
+    with open(path, newline="") as f:
+        for row in csv.DictReader(f):
+            key = (row["driver"], row["test"], int(row["size"]))
+            per_pair = figs.setdefault(key, {})
+            if row["status"] == "ok":
+                per_pair[int(row["pair"])] = float(row["value"])
+    return figs
+
+
+def pair_ratios(a, b):
+    """a[p] / b[p] for each pair p that has both"""
+    return [a[p] / b[p] for p in sorted(a) if p in b and b[p]]
+
+
+WROW = "{:<13} {:>6} {:>22} {:>22} {:>22}"
+
+
+def wire(out):
+    """The wire table: medians with min and max over the pairs, and the
+    median of the per-pair ratios; then issue 22's wire targets."""
+    path = os.path.join(out, "wire", "wire.csv")
+    if not os.path.exists(path):
+        sys.exit(f"report: no {path}: the wire runs did not happen"
+                 f" (see {out}/wire/)")
+    figs = wire_load(path)
+    tcp = figs.get(("tcp", "iperf3", 0), {})
+    pairs = len({p for v in figs.values() for p in v})
+    info = os.path.join(out, "wire", "wire-info.txt")
+    if os.path.exists(info):
+        with open(info) as f:
+            print(f.read().rstrip())
+    print(f"WIRE: two VMs (one vCPU each) on the rig's virtio network, eth0"
+          f" MTU 9000; perftest client on host a, server on host b;"
+          f" {pairs} pairs, srdma and rdma_rxe interleaved; median"
+          f" (min-max)")
+    print(WROW.format("test", "size", "srdma", "rdma_rxe",
+                      "srdma/rxe per pair"))
+    rows = []
+    tests = [(t, s) for (d, t, s) in figs if d == "srdma"]
+    order = BW_TESTS + LAT_TESTS
+    for test, size in sorted(tests, key=lambda k: (order.index(k[0]), k[1])):
+        s, r = figs[("srdma", test, size)], figs.get(("rxe", test, size), {})
+        ratios = pair_ratios(s, r)
+        cells = [spread(list(s.values())), spread(list(r.values())),
+                 spread(ratios)]
+        print(WROW.format(test, human(size), *cells))
+        rows.append([test, size, "us" if test in LAT_TESTS else "MB/s"]
+                    + cells)
+    print(WROW.format("iperf3 TCP", "", spread(list(tcp.values())), "", ""))
+    rows.append(["iperf3", 0, "MB/s", spread(list(tcp.values())), "", ""])
+    with open(os.path.join(out, "wire-compare.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["test", "size", "unit", "srdma", "rxe",
+                    "srdma/rxe per pair"])
+        w.writerows(rows)
+
+    def median_ratio(a, b):
+        ratios = pair_ratios(a, b)
+        return statistics.median(ratios) if ratios else None
+
+    print()
+    for test in BW_TESTS:
+        r = median_ratio(figs.get(("srdma", test, 65536), {}),
+                         figs.get(("rxe", test, 65536), {}))
+        print(f"wire {test} 64KiB: {fmt(r)} x rdma_rxe (target >= 2x):"
+              f" {verdict(None if r is None else r >= 2)}")
+    r = median_ratio(figs.get(("srdma", "ib_write_bw", 65536), {}), tcp)
+    print(f"wire ib_write_bw 64KiB: {fmt(r)} x iperf3 TCP"
+          f" (target >= 0.6x): {verdict(None if r is None else r >= 0.6)}")
+    for test in ("ib_send_lat", "ib_write_lat"):
+        r = median_ratio(figs.get(("srdma", test, 2), {}),
+                         figs.get(("rxe", test, 2), {}))
+        print(f"wire {test} 2B: {fmt(r)} x rdma_rxe (target <= 0.7x):"
+              f" {verdict(None if r is None else r <= 0.7)}")
+
+
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--wire":
+        wire(sys.argv[2])
+        return
     if len(sys.argv) != 2:
-        sys.exit("usage: report.py RESULTS_DIR")
+        sys.exit("usage: report.py [--wire] RESULTS_DIR")
     out = sys.argv[1]
     path = os.path.join(out, "bench.csv")
     if not os.path.exists(path):
@@ -149,8 +243,8 @@ def main():
     if os.path.exists(info):
         with open(info) as f:
             print(f.read().rstrip())
-        print("topology: one device on veth0 (MTU 9000), perftest server and"
-              " client on it\n")
+        print("LOOPBACK: one device on veth0 (MTU 9000), perftest server and"
+              " client on it; not the wire's figures\n")
     runs, sizes = load(path)
     table(runs, sizes, os.path.join(out, "compare.csv"))
     targets(runs)
