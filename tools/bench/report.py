@@ -167,7 +167,8 @@ def pair_ratios(a, b):
     return [a[p] / b[p] for p in sorted(a) if p in b and b[p]]
 
 
-WROW = "{:<13} {:>6} {:>22} {:>22} {:>22}"
+WROW = "{:<15} {:>7} {:>22} {:>22} {:>22}"
+SCALE = "ib_write_bw_qps"   # ib_write_bw 64 KiB over N QPs (perftest -q)
 
 
 def wire(out):
@@ -192,13 +193,14 @@ def wire(out):
                       "srdma/rxe per pair"))
     rows = []
     tests = [(t, s) for (d, t, s) in figs if d == "srdma"]
-    order = BW_TESTS + LAT_TESTS
+    order = BW_TESTS + LAT_TESTS + (SCALE,)
     for test, size in sorted(tests, key=lambda k: (order.index(k[0]), k[1])):
         s, r = figs[("srdma", test, size)], figs.get(("rxe", test, size), {})
         ratios = pair_ratios(s, r)
         cells = [spread(list(s.values())), spread(list(r.values())),
                  spread(ratios)]
-        print(WROW.format(test, human(size), *cells))
+        label = f"{size} QPs" if test == SCALE else human(size)
+        print(WROW.format(test, label, *cells))
         rows.append([test, size, "us" if test in LAT_TESTS else "MB/s"]
                     + cells)
     print(WROW.format("iperf3 TCP", "", spread(list(tcp.values())), "", ""))
@@ -227,6 +229,16 @@ def wire(out):
                          figs.get(("rxe", test, 2), {}))
         print(f"wire {test} 2B: {fmt(r)} x rdma_rxe (target <= 0.7x):"
               f" {verdict(None if r is None else r <= 0.7)}")
+    scale = {s: v for (d, t, s), v in figs.items()
+             if d == "srdma" and t == SCALE}
+    if scale:
+        most = max(scale)
+        best = max((statistics.median(v.values()) for v in scale.values()
+                    if v), default=None)
+        r = (statistics.median(scale[most].values()) / best
+             if scale[most] and best else None)
+        print(f"wire {SCALE} {most} QPs: {fmt(r)} x the best QP count"
+              f" (target >= 0.9x): {verdict(None if r is None else r >= 0.9)}")
 
 
 def main():

@@ -18,10 +18,13 @@
 #
 # Writes $SRDMA_SHARED/wire.csv:
 #   pair,driver,test,size,value,unit,status,other_pct
-# (driver srdma, rxe or tcp; status ok or failed, value "-" unless ok).
+# (driver srdma, rxe or tcp; status ok or failed, value "-" unless ok; test
+# ib_write_bw_qps: ib_write_bw 64 KiB over "size" QPs, perftest -q, the
+# aggregate).
 #
 # Environment (tools/bench/bench.sh passes it in): BENCH_QUICK,
-# BENCH_PAIRS (default 5, quick 3), BENCH_DURATION, BENCH_LAT_ITERS.
+# BENCH_PAIRS (default 5, quick 3), BENCH_DURATION, BENCH_LAT_ITERS,
+# BENCH_SCALE_QPS (the scaling row's QP counts, default "1 8 64 256").
 
 . tools/scenarios/lib.sh
 . tools/bench/lib.sh
@@ -37,6 +40,7 @@ else
 	pairs=${BENCH_PAIRS:-5}
 fi
 bw_tests="ib_write_bw ib_send_bw ib_read_bw"
+scale_qps=${BENCH_SCALE_QPS:-"1 8 64 256"}
 jobs=$SRDMA_SHARED/wire
 logs=$SRDMA_RESULTS/logs
 csv=$SRDMA_SHARED/wire.csv
@@ -160,22 +164,26 @@ perftest_run() {
 	return $rc
 }
 
-# measure TEST SIZE: one figure of TEST at SIZE on $driver, in $value (empty
-# if none): a run without a figure that did not time out is made once more
-# (perftest's clock calibration fails at times in a TCG guest: 0.00, inf),
-# and a run whose canaries say the host was busy, up to twice more
+# measure TEST SIZE [NAME KEY ARG...]: one figure of TEST at SIZE on
+# $driver, in $value (empty if none), recorded as TEST and SIZE or as NAME
+# and KEY, with perftest's ARGs added: a run without a figure that did not
+# time out is made once more (perftest's clock calibration fails at times
+# in a TCG guest: 0.00, inf), and one during which the host was busy with
+# something else up to twice more
 measure() {
-	local test=$1 size=$2 log out try k rc opts w0 o0 side col hdr unit
+	local test=$1 size=$2 name=${3:-$1} key=${4:-$2}
+	local log out try k rc opts w0 o0 side col hdr unit
+	shift $(($# < 4 ? $# : 4))
 	test_figure "$test"
 	case $test in
-	*_bw) opts=(-D "$duration") ;;
-	*_lat) opts=(-n "$lat_iters") ;;
+	*_bw) opts=(-D "$duration" "$@") ;;
+	*_lat) opts=(-n "$lat_iters" "$@") ;;
 	esac
 	for ((try = 1; try <= 3; try++)); do
 		hostload
 		w0=$load_wall o0=$load_other
 		for k in 1 2; do
-			log=p$pair-$driver-$test-$size-t$try-$k
+			log=p$pair-$driver-$name-$key-t$try-$k
 			perftest_run "$test" "$size" "$log" "${opts[@]}"
 			rc=$?
 			out=$logs/$log.client
@@ -188,7 +196,7 @@ measure() {
 		[ -n "$value" ] && [ "$other_pct" -gt 10 ] || break
 		echo "wire: $driver $test $size: something else took $other_pct % of a host core meanwhile: made again"
 	done
-	record "$test" "$size" "$unit"
+	record "$name" "$key" "$unit"
 }
 
 record() {	# record TEST SIZE UNIT: $value of $driver in pair $pair
@@ -218,7 +226,7 @@ iperf3_run() {
 
 # bench_driver TYPE: every test and size on TYPE, both hosts
 bench_driver() {
-	local test size
+	local test size qps
 	driver=$1
 	remote device "$1"
 	if ! device_up "$1" || [ -z "$reply" ]; then
@@ -232,6 +240,10 @@ bench_driver() {
 	done
 	for test in $lat_tests; do
 		for size in $lat_sizes; do measure "$test" "$size"; done
+	done
+	# scaling: the aggregate of ib_write_bw 64 KiB over QPS QPs
+	for qps in $scale_qps; do
+		measure ib_write_bw 65536 ib_write_bw_qps "$qps" -q "$qps"
 	done
 }
 
