@@ -124,6 +124,15 @@ measure() {
 	value=$best
 	[ -n "$best" ]
 }
+# better A B: for the current $test, figure A beats B (bandwidth higher,
+# latency lower)
+better() {
+	case $test in
+	*_lat) awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 < b + 0) }' ;;
+	*) awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 > b + 0) }' ;;
+	esac
+}
+
 # run_sizes TEST SIZES: TEST at each size on $dev ($up = 0: no device)
 run_sizes() {
 	local test=$1 sizes=$2 size log value fails=0 col hdr unit limit opts

@@ -21,15 +21,6 @@ result() {
 		END { exit !found }' "$3"
 }
 
-# better A B: for the current $test, figure A beats B (bandwidth higher,
-# latency lower)
-better() {
-	case $test in
-	*_lat) awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 < b + 0) }' ;;
-	*) awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 > b + 0) }' ;;
-	esac
-}
-
 # test_figure TEST: sets col, hdr, unit for TEST's figure (bandwidth:
 # perftest's BW average in MB/s; latency: t_typical in us) and side, the
 # side whose output holds it: ib_send_bw's receiver, since with -D
