@@ -64,7 +64,7 @@ perftest() {
 	args=(-d "$dev" -x "$gid" -s "$size" -p "$port" -F "$@")
 	timeout -k 5 $((limit + 5)) "${pin_server[@]}" "$test" "${args[@]}" > "$log.server" 2>&1 &
 	server=$!
-	if ! wait_until 15 server_ready; then
+	if ! wait_until 15 listening_or_gone "$server" "$port"; then
 		echo "bench: the server did not listen on port $port" >> "$log.client"
 		kill "$server" 2> /dev/null
 		wait "$server"
@@ -78,7 +78,6 @@ perftest() {
 	wait "$server"
 	return $rc
 }
-server_ready() { tcp_port_listening "$port" || ! kill -0 "$server" 2> /dev/null; }
 
 record() {	# record TEST SIZE VALUE UNIT STATUS
 	echo "$driver,$1,$2,$3,$4,$5" >> "$csv"

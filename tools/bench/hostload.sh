@@ -10,8 +10,9 @@
 # the QEMU processes whose command line holds PATTERN (the bench's own
 # VMs), both in milliseconds. A guest that reads FILE before and after a
 # run knows how much of a core something else took meanwhile: a TCG
-# guest's figures drop when it does. Mostly shell builtins, so that the
-# canary costs next to nothing itself (it counts itself as something else).
+# guest's figures drop when it does. Shell builtins but for a mv per
+# write, so that the canary costs next to nothing itself (it counts itself
+# as something else).
 set -u
 file=$1 pattern=$2
 exec {nap}<> <(:)
@@ -28,15 +29,14 @@ busy_ticks() {
 
 # vm_pids: the bench VMs' QEMU processes
 vm_pids() {
-	local d cmd
+	local d args
 	pids=()
 	for d in /proc/[0-9]*; do
-		[ -r "$d/cmdline" ] || continue
-		read -r -d "" cmd 2> /dev/null < "$d/cmdline" || true
-		case $cmd in *qemu-system*) ;; *) continue ;; esac
-		tr '\0' ' ' < "$d/cmdline" 2> /dev/null | grep -qF "$pattern" &&
+		mapfile -d '' -t args 2> /dev/null < "$d/cmdline" || continue
+		[[ ${args[0]:-} == *qemu-system* && " ${args[*]} " == *"$pattern"* ]] &&
 			pids+=("${d#/proc/}")
 	done
+	return 0
 }
 
 # vm_ticks: the CPU time of the VMs seen so far (utime + stime), in ticks;

@@ -211,24 +211,27 @@ def wire(out):
                     "srdma/rxe per pair"])
         w.writerows(rows)
 
-    def median_ratio(a, b):
-        ratios = pair_ratios(a, b)
+    def median_ratio(key_a, b):
+        ratios = pair_ratios(figs.get(key_a, {}), b)
         return statistics.median(ratios) if ratios else None
+
+    def target(label, r, goal, met):
+        print(f"wire {label}: {fmt(r)} x {goal}:"
+              f" {verdict(None if r is None else met(r))}")
 
     print()
     for test in BW_TESTS:
-        r = median_ratio(figs.get(("srdma", test, 65536), {}),
-                         figs.get(("rxe", test, 65536), {}))
-        print(f"wire {test} 64KiB: {fmt(r)} x rdma_rxe (target >= 2x):"
-              f" {verdict(None if r is None else r >= 2)}")
-    r = median_ratio(figs.get(("srdma", "ib_write_bw", 65536), {}), tcp)
-    print(f"wire ib_write_bw 64KiB: {fmt(r)} x iperf3 TCP"
-          f" (target >= 0.6x): {verdict(None if r is None else r >= 0.6)}")
+        target(f"{test} 64KiB",
+               median_ratio(("srdma", test, 65536),
+                            figs.get(("rxe", test, 65536), {})),
+               "rdma_rxe (target >= 2x)", lambda r: r >= 2)
+    target("ib_write_bw 64KiB",
+           median_ratio(("srdma", "ib_write_bw", 65536), tcp),
+           "iperf3 TCP (target >= 0.6x)", lambda r: r >= 0.6)
     for test in ("ib_send_lat", "ib_write_lat"):
-        r = median_ratio(figs.get(("srdma", test, 2), {}),
-                         figs.get(("rxe", test, 2), {}))
-        print(f"wire {test} 2B: {fmt(r)} x rdma_rxe (target <= 0.7x):"
-              f" {verdict(None if r is None else r <= 0.7)}")
+        target(f"{test} 2B",
+               median_ratio(("srdma", test, 2), figs.get(("rxe", test, 2), {})),
+               "rdma_rxe (target <= 0.7x)", lambda r: r <= 0.7)
     scale = {s: v for (d, t, s), v in figs.items()
              if d == "srdma" and t == SCALE}
     if scale:
@@ -237,8 +240,8 @@ def wire(out):
                     if v), default=None)
         r = (statistics.median(scale[most].values()) / best
              if scale[most] and best else None)
-        print(f"wire {SCALE} {most} QPs: {fmt(r)} x the best QP count"
-              f" (target >= 0.9x): {verdict(None if r is None else r >= 0.9)}")
+        target(f"{SCALE} {most} QPs", r, "the best QP count (target >= 0.9x)",
+               lambda r: r >= 0.9)
 
 
 def main():

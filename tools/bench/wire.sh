@@ -109,7 +109,6 @@ serve() {
 	echo "wire: host a sent no job $n in 900 s"
 	return 1
 }
-listening_or_gone() { tcp_listening "$1" "$2" || ! kill -0 "$1" 2> /dev/null; }
 
 n=0
 # remote WORD ARG...: host b does WORD; returns once it is ready for the

@@ -333,9 +333,10 @@ rc_barrier() {
 	return 1
 }
 
-# _rc_listening_or_gone PID: the server listens, or has exited
-_rc_listening_or_gone() {
-	tcp_listening "$1" $rc_port || ! kill -0 "$1" 2> /dev/null
+# listening_or_gone PID PORT: the server PID listens on TCP PORT, or has
+# exited
+listening_or_gone() {
+	tcp_listening "$1" "$2" || ! kill -0 "$1" 2> /dev/null
 }
 
 rc_test() {
@@ -373,7 +374,7 @@ rc_test() {
 		"${rc_server_pre[@]}" timeout "$rc_timeout" stdbuf -oL "$tool" -d "$rc_server_dev" \
 			"$gid_opt" "$rc_server_gid" "$@" > "$file.server" 2>&1 &
 		pid=$!
-		wait_until 20 _rc_listening_or_gone $pid
+		wait_until 20 listening_or_gone $pid $rc_port
 	fi
 	# two VMs: the server listens (or gave up) before the client starts;
 	# without a peer there is nothing to connect to or wait for
