@@ -15,9 +15,13 @@
 # tests/cm_alloc_failures makes CM_ROUNDS (default 20) rdma_cm
 # connections from srdma0 to a server thread on srdma1 with the same
 # failures in both threads: every step succeeds or fails with ENOMEM, every
-# round's SEND arrives. Then
-# rc_bulk once more, and the batch's checks: no kernel report, nothing of
-# the programs left in restrack, nothing leaked (kmemleak).
+# round's SEND arrives. Then, with 10 % of the allocations from
+# skbuff_head_cache failing in any context (the cache filter: softirq and
+# kworkers too), rc_bulk and ibv_ud_pingpong complete with their data, and
+# pkt_nomem grows on both devices (srdma1's from its ACKs and read
+# responses, sent from the receive path). Then rc_bulk once more, and the
+# batch's checks: no kernel report, nothing of the programs left in
+# restrack, nothing leaked (kmemleak).
 prog=$(dirname "$0")/../../tests/bin/alloc_failures
 cm_prog=$(dirname "$0")/../../tests/bin/cm_alloc_failures
 bulk=$(dirname "$0")/../../tests/bin/rc_bulk
@@ -71,6 +75,51 @@ nomem1=$(counter srdma0 pkt_nomem)
 check "packets whose allocation failed under the doorbells of alloc_failures went again: pkt_nomem $nomem0 -> $nomem1" \
 	test "$nomem1" -gt "$nomem0"
 check "failure injection off" fail_tasks_allocations 0 Y
+
+# Packets in every context: 10 % of the allocations from skbuff_head_cache
+# fail, whoever asks: srdma0's requests from doorbells and timers, srdma1's
+# ACKs and read responses from the receive path (softirq), datagrams. The
+# engine sends them again and RC retransmits what was not sent; every
+# transfer completes. The failures start once the programs have opened
+# their devices and connected, and the counters are read with them off:
+# netlink (device lists, counters) allocates from that cache too.
+
+# with_skb_failures NAME PATTERN COMMAND...: COMMAND in the background (its
+# output in $SRDMA_RESULTS/NAME.out); once that holds PATTERN, 10 % of the
+# skb allocations fail until COMMAND ends; COMMAND's exit status
+with_skb_failures() {
+	local out=$SRDMA_RESULTS/$1.out pattern=$2 pid rc
+	shift 2
+	"$@" > "$out" 2>&1 &
+	pid=$!
+	wait_until 30 file_has "$out" "$pattern" && fail_skb_allocations 10 ||
+		echo "# $pattern: not seen in $out, or failslab refused"
+	wait $pid
+	rc=$?
+	fail_skb_allocations 0
+	cat "$out"
+	return $rc
+}
+
+nomem0=$(counter srdma0 pkt_nomem)
+nomem1=$(counter srdma1 pkt_nomem peer)
+check "rc_bulk under failing skb allocations: WRITE and READ, data verified" \
+	with_skb_failures nomem_rc 'RC QPs connected' "$bulk" -m 4 -p 1 srdma0 srdma1
+gs=$(rocev2_gid_index srdma1 198.18.0.2)
+gc=$(rocev2_gid_index srdma0 198.18.0.1)
+ip netns exec peer timeout 60 ibv_ud_pingpong -d srdma1 -g "$gs" -s 1024 -n 1000 -c \
+	> "$SRDMA_RESULTS/nomem_ud.server" 2>&1 &
+ud_server=$!
+wait_until 20 listening_or_gone $ud_server 18515
+check "ibv_ud_pingpong under failing skb allocations: client" \
+	with_skb_failures nomem_ud.client 'remote address' \
+	timeout 60 stdbuf -oL ibv_ud_pingpong -d srdma0 -g "$gc" -s 1024 -n 1000 -c 198.18.0.2
+check "ibv_ud_pingpong under failing skb allocations: server" wait $ud_server
+n=$(counter srdma1 pkt_nomem peer)
+check "srdma1's packets from the receive path met the failures: pkt_nomem $nomem1 -> $n" \
+	test "$n" -gt "$nomem1"
+n=$(counter srdma0 pkt_nomem)
+check "srdma0's packets met them: pkt_nomem $nomem0 -> $n" test "$n" -gt "$nomem0"
 check "rc_bulk afterwards" "$bulk" -m 2 srdma0 srdma1
 for r in qp cq pd mr cm_id; do
 	check_no_match "no $r of alloc_failures or cm_alloc_failures left in restrack" \

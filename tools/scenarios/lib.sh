@@ -170,6 +170,26 @@ fail_tasks_allocations() {
 	echo "$2" > $d/fail_page_alloc/ignore-gfp-highmem
 }
 
+# fail_skb_allocations PERCENT: failslab fails PERCENT % of the allocations
+# from skbuff_head_cache (every packet's skb), whoever asks (a task,
+# softirq or a kworker: failslab's cache filter instead of its task
+# filter; tools/vm/run boots the debug kernel with that cache flagged),
+# quietly; 0 ends it
+fail_skb_allocations() {
+	local d=/sys/kernel/debug/failslab flag=
+	if [ "$1" = 0 ]; then
+		echo 0 > $d/probability && echo N > $d/cache-filter
+		return
+	fi
+	read -r flag < /sys/kernel/slab/skbuff_head_cache/failslab
+	[ "$flag" = 1 ] ||
+		{ echo "skbuff_head_cache has no failslab flag (boot with slub_debug=A,skbuff_head_cache)"; return 1; }
+	echo Y > $d/cache-filter && echo N > $d/task-filter &&
+		echo "$1" > $d/probability && echo 1 > $d/interval &&
+		echo -1 > $d/times && echo 0 > $d/verbose &&
+		echo N > $d/ignore-gfp-wait
+}
+
 # Keep a user context open on a device: ibv_asyncwatch prints its events.
 # async_watch DEVICE OUTFILE; the pid is in $watch_pid
 async_watch() {
