@@ -22,7 +22,7 @@
 # BENCH_LOOPBACK=0, BENCH_WIRE=0 and BENCH_RATE=0 leave out the loopback
 # VM, the wire VMs and the rate limiting VM. Other settings: BENCH_DRIVERS,
 # BENCH_TESTS, BENCH_BW_SIZES, BENCH_LAT_SIZES, BENCH_DURATION,
-# BENCH_LAT_ITERS, BENCH_REPEAT (see guest.sh); BENCH_PAIRS,
+# BENCH_LAT_ITERS, BENCH_REPEAT, BENCH_MANY_QPS (see guest.sh); BENCH_PAIRS,
 # BENCH_SCALE_QPS (see wire.sh);
 # BENCH_CPU, QEMU's CPU model (default max,-erms,-fsrm); BENCH_SMP, the loopback VM's
 # CPUs (default 2: with one, both perftest processes share a CPU and
@@ -73,7 +73,7 @@ unfollow() {
 loopback() {
 	local cmd load_before load
 	cmd="$(settings BENCH_QUICK BENCH_DRIVERS BENCH_TESTS BENCH_BW_SIZES \
-		BENCH_LAT_SIZES BENCH_DURATION BENCH_LAT_ITERS BENCH_REPEAT)"
+		BENCH_LAT_SIZES BENCH_DURATION BENCH_LAT_ITERS BENCH_REPEAT BENCH_MANY_QPS)"
 	cmd+="bash tools/bench/guest.sh"
 	follow "$out/a/output.log"
 	read -r load_before _ < /proc/loadavg

@@ -24,6 +24,8 @@
 #   BENCH_LAT_ITERS                  iterations per latency run (perftest -n)
 #   BENCH_REPEAT                     runs per test and size, the best kept
 #                                    (default 1; the target lines' 3)
+#   BENCH_MANY_QPS                   pairs of QPs of tests/many_qps (default
+#                                    500, quick 100; 0: not run)
 
 . tools/scenarios/lib.sh
 . tools/bench/lib.sh
@@ -39,6 +41,7 @@ else
 	duration=${BENCH_DURATION:-2}
 	lat_iters=${BENCH_LAT_ITERS:-1000}
 fi
+many_qps=${BENCH_MANY_QPS:-$([ "${BENCH_QUICK:-0}" = 1 ] && echo 100 || echo 500)}
 drivers=${BENCH_DRIVERS:-"srdma rxe"}
 bw_tests="ib_write_bw ib_send_bw ib_read_bw"
 lat_tests="ib_send_lat ib_write_lat ib_read_lat"
@@ -157,6 +160,18 @@ run_sizes() {
 	done
 }
 
+# qp_memory: tests/many_qps with $many_qps pairs of QPs on $dev (both ends
+# on it): row qp_memory, size the number of QPs, the kernel bytes per QP;
+# ok only if every QP connected and moved verified data
+qp_memory() {
+	local log=$logs/$driver-many_qps bytes status=failed
+	timeout 600 tests/bin/many_qps -n "$many_qps" "$dev" > "$log" 2>&1 && status=ok
+	bytes=$(sed -n 's/^# kernel memory per QP: \([0-9]*\) bytes.*/\1/p' "$log")
+	[ -n "$bytes" ] || status=failed
+	record qp_memory $((2 * many_qps)) "$([ $status = ok ] && echo "$bytes" || echo -)" \
+		bytes/QP $status
+}
+
 bench_driver() {	# bench_driver srdma|rxe
 	local type=$1 module=$1 test start
 	driver=$1
@@ -181,6 +196,7 @@ bench_driver() {	# bench_driver srdma|rxe
 		*_lat) run_sizes "$test" "$lat_sizes" ;;
 		esac
 	done
+	[ "$up" = 0 ] || [ "$many_qps" = 0 ] || qp_memory
 	echo "bench: $driver: $((SECONDS - start)) s"
 	rdma link delete "$dev" 2> /dev/null
 	# srdma and rdma_rxe both claim UDP port 4791: only one at a time

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 #
 # make bench, on the host: read DIR/bench.csv (written by tools/bench/guest.sh)
-# and print srdma and rdma_rxe side by side, then the target lines; write
+# and print srdma and rdma_rxe side by side, then the target lines and the
+# kernel memory per QP (tests/many_qps); write
 # DIR/compare.csv and the plots DIR/bandwidth.png and DIR/latency.png.
 # With --wire: read DIR/wire/wire.csv (tools/bench/wire.sh), print the
 # wire's table and targets, write DIR/wire-compare.csv.
@@ -22,6 +23,7 @@ DRIVERS = ("srdma", "rxe")
 NAMES = {"srdma": "srdma", "rxe": "rdma_rxe"}
 BW_TESTS = ("ib_write_bw", "ib_send_bw", "ib_read_bw")
 LAT_TESTS = ("ib_send_lat", "ib_write_lat", "ib_read_lat")
+QP_MEMORY = "qp_memory"
 
 
 def human(size):
@@ -104,6 +106,22 @@ def targets(runs):
     ok = None if s is None or r is None else s <= r
     print(f"ib_send_lat 2B: srdma {fmt(s)} us vs rdma_rxe {fmt(r)} us"
           f" (target <=): {verdict(ok)}")
+
+
+def qp_memory(runs, sizes):
+    """tests/many_qps: kernel bytes per QP with perftest's default caps,
+    and whether every QP of the run moved verified data"""
+    for size in sizes.get(QP_MEMORY, []):
+        s, r = (runs.get((d, QP_MEMORY, size)) for d in DRIVERS)
+        print(f"\n{QP_MEMORY}: {size} QPs (tests/many_qps, ib_write_bw's"
+              f" default caps), kernel bytes per QP: srdma {cell(s)},"
+              f" rdma_rxe {cell(r)}; every QP's data verified:"
+              f" srdma {s[1] if s else '-'}, rdma_rxe {r[1] if r else '-'}")
+        sv, rv = value(runs, "srdma", QP_MEMORY, size), \
+            value(runs, "rxe", QP_MEMORY, size)
+        ok = None if sv is None or rv is None else sv <= rv
+        print(f"memory per QP: srdma {fmt(sv)} vs rdma_rxe {fmt(rv)} bytes"
+              f" (target <=): {verdict(ok)}")
 
 
 def plot(runs, sizes, tests, ylabel, title, path, logy):
@@ -263,6 +281,7 @@ def main():
     runs, sizes = load(path)
     table(runs, sizes, os.path.join(out, "compare.csv"))
     targets(runs)
+    qp_memory(runs, sizes)
     where = "loopback on veth0, MTU 9000"
     plot(runs, sizes, BW_TESTS, "MB/s (2^20 bytes/s)",
          f"perftest RC bandwidth, srdma vs rdma_rxe ({where})",
