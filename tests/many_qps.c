@@ -221,8 +221,9 @@ int main(int argc, char **argv)
 	for (i = 0; i < pairs; i++) {
 		size_t bad;
 
-		if (rc_mismatch_at(b.buf.p + i * bytes, bytes, SEED, i * bytes,
-				   &bad))
+		rc_mismatch_at(b.buf.p + i * bytes, bytes, SEED, i * bytes,
+			       &bad);
+		if (bad)
 			bad_data++;
 	}
 	check(!bad_data && good == pairs,
