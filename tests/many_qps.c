@@ -57,7 +57,7 @@ static long long kernel_kb(void)
 	if (!f)
 		return -1;
 	while (fscanf(f, "%63s %lld kB", name, &kb) == 2)
-		for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+		for (i = 0; i < ARRAY_SIZE(fields); i++)
 			if (!strcmp(name, fields[i]))
 				sum += kb;
 	fclose(f);
@@ -97,7 +97,8 @@ static void side_close(struct side *s)
 	rc_dev_close(&s->dev);
 }
 
-static int end_create(struct rc_end *e, struct side *s, unsigned int inline_bytes)
+static int end_create(struct rc_end *e, struct side *s,
+		      unsigned int inline_bytes)
 {
 	struct ibv_qp_init_attr init = {
 		.send_cq = s->scq,
