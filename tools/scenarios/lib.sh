@@ -161,10 +161,12 @@ load_uverbs() { modprobe ib_uverbs; }
 # processes' memory (a page fault cannot fail cleanly)
 fail_tasks_allocations() {
 	local f d=/sys/kernel/debug
+	# the filter before the probability: never a moment of failures
+	# for everyone
 	for f in failslab fail_page_alloc; do
-		echo "$1" > $d/$f/probability && echo 1 > $d/$f/interval &&
-		echo -1 > $d/$f/times && echo 0 > $d/$f/verbose &&
-		echo Y > $d/$f/task-filter && echo N > $d/$f/ignore-gfp-wait ||
+		echo Y > $d/$f/task-filter && echo "$1" > $d/$f/probability &&
+		echo 1 > $d/$f/interval && echo -1 > $d/$f/times &&
+		echo 0 > $d/$f/verbose && echo N > $d/$f/ignore-gfp-wait ||
 			return 1
 	done
 	echo "$2" > $d/fail_page_alloc/ignore-gfp-highmem
@@ -174,11 +176,13 @@ fail_tasks_allocations() {
 # from skbuff_head_cache (every packet's skb), whoever asks (a task,
 # softirq or a kworker: failslab's cache filter instead of its task
 # filter; tools/vm/run boots the debug kernel with that cache flagged),
-# quietly; 0 ends it
+# quietly; 0 ends it and puts the task filter back, as the other failslab
+# users expect it
 fail_skb_allocations() {
 	local d=/sys/kernel/debug/failslab flag=
 	if [ "$1" = 0 ]; then
-		echo 0 > $d/probability && echo N > $d/cache-filter
+		echo 0 > $d/probability && echo N > $d/cache-filter &&
+			echo Y > $d/task-filter
 		return
 	fi
 	read -r flag < /sys/kernel/slab/skbuff_head_cache/failslab
