@@ -112,13 +112,12 @@ def qp_memory(runs, sizes):
     """tests/many_qps: kernel bytes per QP with perftest's default caps,
     and whether every QP of the run moved verified data"""
     for size in sizes.get(QP_MEMORY, []):
-        s, r = (runs.get((d, QP_MEMORY, size)) for d in DRIVERS)
+        status = [runs.get((d, QP_MEMORY, size), (None, "-"))[1]
+                  for d in DRIVERS]
         print(f"\n{QP_MEMORY}: {size} QPs (tests/many_qps, ib_write_bw's"
-              f" default caps), kernel bytes per QP: srdma {cell(s)},"
-              f" rdma_rxe {cell(r)}; every QP's data verified:"
-              f" srdma {s[1] if s else '-'}, rdma_rxe {r[1] if r else '-'}")
-        sv, rv = value(runs, "srdma", QP_MEMORY, size), \
-            value(runs, "rxe", QP_MEMORY, size)
+              f" default caps), every QP's data verified: srdma {status[0]},"
+              f" rdma_rxe {status[1]}")
+        sv, rv = (value(runs, d, QP_MEMORY, size) for d in DRIVERS)
         ok = None if sv is None or rv is None else sv <= rv
         print(f"memory per QP: srdma {fmt(sv)} vs rdma_rxe {fmt(rv)} bytes"
               f" (target <=): {verdict(ok)}")
