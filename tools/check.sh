@@ -368,7 +368,7 @@ for s in "${scenarios[@]}"; do
 			for o in $(scenario_output "$s"); do
 				grep -A 6 -E '^not ok ' "$o" | head -n 40
 			done
-			echo "$why" | head -n 30
+			echo "$why" | head -n 110
 			echo "(end of the output:)"
 			for o in $(scenario_output "$s"); do
 				grep -vE '^ok ' "$o" | tail -n 15

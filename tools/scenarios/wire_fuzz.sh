@@ -42,7 +42,7 @@ victim() {
 	local n=0
 	while [ ! -e "$stop" ]; do
 		n=$((n + 1))
-		timeout -k 5 90 "$prog" -m 2 -t 12 -T 40 "$2" "$3" > "$runs/$1.$n.tap" 2>&1
+		timeout -k 5 90 "$prog" -m 4 -t 12 -T 40 "$2" "$3" > "$runs/$1.$n.tap" 2>&1
 	done
 }
 

@@ -815,6 +815,8 @@ void srdma_task_kick(struct srdma_qp *qp);
 void srdma_task_kick_later(struct srdma_qp *qp);
 void srdma_task_pause(struct srdma_qp *qp);
 void srdma_task_resume(struct srdma_qp *qp);
+void srdma_task_drop_queued(struct srdma_qp *qp, struct sk_buff_head *queue,
+			    struct sk_buff_head *ahead);
 
 /* srdma_req.c */
 void srdma_req_doorbell(struct srdma_qp *qp);

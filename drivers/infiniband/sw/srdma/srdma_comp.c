@@ -442,8 +442,7 @@ unsigned int srdma_comp_run(struct srdma_qp *qp)
 
 	srdma_engine_assert_owned(qp);
 	if (state != IB_QPS_RTS && state != IB_QPS_SQD && state != IB_QPS_SQE) {
-		skb_queue_purge(&qp->comp_pkts);
-		__skb_queue_purge(&qp->comp_ahead);
+		srdma_task_drop_queued(qp, &qp->comp_pkts, &qp->comp_ahead);
 		return 0;
 	}
 	/* after a pause (modify_qp), which stops the timers */

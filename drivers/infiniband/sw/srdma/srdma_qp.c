@@ -182,10 +182,8 @@ err_swqes:
 
 static void srdma_qp_free_engine(struct srdma_qp *qp)
 {
-	skb_queue_purge(&qp->resp_pkts);
-	skb_queue_purge(&qp->comp_pkts);
-	__skb_queue_purge(&qp->resp_ahead);
-	__skb_queue_purge(&qp->comp_ahead);
+	srdma_task_drop_queued(qp, &qp->resp_pkts, &qp->resp_ahead);
+	srdma_task_drop_queued(qp, &qp->comp_pkts, &qp->comp_ahead);
 	srdma_resp_release(qp);
 	dst_cache_destroy(&qp->dst_cache);
 	kfree(qp->resp.res);
@@ -466,10 +464,8 @@ static void srdma_qp_reset(struct srdma_qp *qp)
 	qp->sqd_pending = false;
 
 	/* the engine is paused: start it afresh */
-	skb_queue_purge(&qp->resp_pkts);
-	skb_queue_purge(&qp->comp_pkts);
-	__skb_queue_purge(&qp->resp_ahead);
-	__skb_queue_purge(&qp->comp_ahead);
+	srdma_task_drop_queued(qp, &qp->resp_pkts, &qp->resp_ahead);
+	srdma_task_drop_queued(qp, &qp->comp_pkts, &qp->comp_ahead);
 	srdma_resp_release(qp);
 	memset(&qp->req, 0, sizeof(qp->req));
 	memset(&qp->comp, 0, sizeof(qp->comp));

@@ -755,8 +755,7 @@ unsigned int srdma_resp_run(struct srdma_qp *qp)
 
 	srdma_engine_assert_owned(qp);
 	if (state < IB_QPS_RTR || state == IB_QPS_ERR) {
-		skb_queue_purge(&qp->resp_pkts);
-		__skb_queue_purge(&qp->resp_ahead);
+		srdma_task_drop_queued(qp, &qp->resp_pkts, &qp->resp_ahead);
 		if (state == IB_QPS_ERR)
 			srdma_resp_abort(qp);
 		return 0;

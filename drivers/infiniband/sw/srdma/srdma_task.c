@@ -226,6 +226,29 @@ enum srdma_counter srdma_task_enqueue(struct srdma_qp *qp,
 }
 
 /**
+ * srdma_task_drop_queued() - drop the packets an engine will not handle,
+ * counted as for the QP's state
+ * @qp: the QP, which left the states that receive or is going
+ * @queue: its resp_pkts or comp_pkts
+ * @ahead: the packets held out of order beside them (the engine's own)
+ */
+void srdma_task_drop_queued(struct srdma_qp *qp, struct sk_buff_head *queue,
+			    struct sk_buff_head *ahead)
+{
+	u64 n = skb_queue_len(ahead);
+	struct sk_buff *skb;
+
+	__skb_queue_purge(ahead);
+	while ((skb = skb_dequeue(queue))) {
+		kfree_skb(skb);
+		n++;
+	}
+	if (n)
+		srdma_count_add(to_srdma_dev(qp->ibqp.device),
+				SRDMA_CNT_DROP_QP_STATE, n);
+}
+
+/**
  * srdma_task_pause() - stop the engine of @qp and wait until it is idle
  * @qp: the QP
  *
