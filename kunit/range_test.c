@@ -193,6 +193,51 @@ static void sq_never_laps_test(struct kunit *test)
 	}
 }
 
+/* ---------------------------------------------- srdma_swqe_window_room() */
+
+/*
+ * A requester that copies WQEs while srdma_swqe_window_room() says so, and
+ * completes them in order now and then, never has two WQEs under way in
+ * one entry of its window, and fills the window when the ring is bigger.
+ */
+static void swqe_window_test(struct kunit *test)
+{
+	static const u32 masks[][2] = {
+		{ 7, 7 }, { 7, 3 }, { 255, 63 }, { 16383, 63 }, { 1, 0 },
+	};
+	u32 m, step, i;
+
+	for (m = 0; m < ARRAY_SIZE(masks); m++) {
+		const u32 mask = masks[m][0], wmask = masks[m][1];
+		u32 consumer = mask - 1, fetched = consumer, most = 0;
+
+		for (step = 0; step < 4 * (wmask + 2); step++) {
+			u32 n = (fetched - consumer) & mask;
+			u64 seen = 0;
+
+			/* every third step completes the oldest */
+			if (step % 3 == 2 && n) {
+				consumer = (consumer + 1) & mask;
+				continue;
+			}
+			/* the ring holds at most mask WQEs */
+			if (n == mask ||
+			    !srdma_swqe_window_room(consumer, fetched, mask,
+						    wmask))
+				continue;
+			fetched = (fetched + 1) & mask;
+			most = max(most, ++n);
+			for (i = 0; i < n; i++) {
+				u32 entry = (consumer + i) & mask & wmask;
+
+				KUNIT_EXPECT_FALSE(test, seen & BIT_ULL(entry));
+				seen |= BIT_ULL(entry);
+			}
+		}
+		KUNIT_EXPECT_EQ(test, most, min(mask, wmask + 1));
+	}
+}
+
 /* --------------------------------------------------- srdma_swqe_length() */
 
 #define SWQE_SGES	SRDMA_MAX_SGE
@@ -548,6 +593,7 @@ static struct kunit_case range_test_cases[] = {
 	KUNIT_CASE(user_mr_max_bytes_test),
 	KUNIT_CASE_PARAM(sq_may_fetch_test, rt_fetch_gen_params),
 	KUNIT_CASE(sq_never_laps_test),
+	KUNIT_CASE(swqe_window_test),
 	KUNIT_CASE_PARAM(swqe_length_test, rt_swqe_gen_params),
 	KUNIT_CASE_PARAM(npsn_test, rt_npsn_gen_params),
 	KUNIT_CASE_PARAM(req_pkt_span_test, rt_pkt_span_gen_params),

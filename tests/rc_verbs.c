@@ -116,6 +116,7 @@
 #define UNSIGNALED_WRS		16
 #define SIGNAL_EVERY		4
 #define SIG_ALL_WRS		8
+#define DEEP_WRS		200	/* more than srdma copies at once (64) */
 #define SRQ_MSGS		8
 #define MSG_BYTES		32
 #define INLINE_TWO_BYTES	24	/* the second SGE of an inline write */
@@ -1641,8 +1642,8 @@ static int post_messages(struct test *t, struct rc_pair *p, unsigned int n,
 			 unsigned int seed, bool (*signal)(unsigned int),
 			 unsigned long long *first, unsigned long long *rfirst)
 {
-	struct ibv_send_wr wr[UNSIGNALED_WRS];
-	struct ibv_sge sge[UNSIGNALED_WRS], rsge;
+	struct ibv_send_wr wr[DEEP_WRS];
+	struct ibv_sge sge[DEEP_WRS], rsge;
 	unsigned int i;
 
 	*rfirst = t->wr_id + 1;
@@ -1667,7 +1668,7 @@ static void check_messages(struct test *t, struct rc_pair *p, unsigned int n,
 			   unsigned int seed, unsigned long long rfirst,
 			   const char *what)
 {
-	struct ibv_wc wc[UNSIGNALED_WRS];
+	struct ibv_wc wc[DEEP_WRS];
 	unsigned int i, wrong = 0;
 	struct want_wc w;
 	size_t bad;
@@ -1773,6 +1774,57 @@ static void test_sq_sig_all(struct test *t)
 		   n, n))
 		diag("%d completions", got);
 	check_messages(t, &p, n, seed, rfirst, "sq_sig_all");
+out:
+	rc_pair_destroy(&p);
+}
+
+static bool always(unsigned int i)
+{
+	(void)i;
+	return true;
+}
+
+/*
+ * More SENDs posted at once than srdma keeps copies of: the requester
+ * copies the next WQE as completions free copies, never over one under way
+ */
+static void test_deep_queue(struct test *t)
+{
+	const unsigned int n = DEEP_WRS;
+	struct ibv_wc wc[DEEP_WRS];
+	unsigned long long first, rfirst;
+	unsigned int i, wrong = 0, seed;
+	struct rc_qp_opts o = t->opts;
+	struct rc_pair p;
+	struct want_wc w;
+	int got;
+
+	o.send_wr = 256;
+	o.recv_wr = 256;
+	if (!make_pair(t, &p, &o, "deep queue"))
+		return;
+	if (!connect_pair(&p, "deep queue"))
+		goto out;
+	seed = next_seed(t);
+	t->seed += n;
+	if (post_messages(t, &p, n, seed, always, &first, &rfirst)) {
+		check(false, "deep queue: post %u SENDs at once", n);
+		goto out;
+	}
+	got = rc_poll(p.a.scq, wc, n, n, CQE_TIMEOUT_MS);
+	for (i = 0; i < (unsigned int)got; i++) {
+		w = want_ok(first + i, p.a.qp, IBV_WC_SEND, -1);
+		if (wc_diff(&wc[i], &w, false)) {
+			wrong++;
+			diag("completion %u:", i);
+			wc_diff(&wc[i], &w, true);
+		}
+	}
+	if (!check(got == (int)n && !wrong,
+		   "deep queue: %u SENDs posted at once: %u completions in order",
+		   n, n))
+		diag("%d completions, %u wrong", got, wrong);
+	check_messages(t, &p, n, seed, rfirst, "deep queue");
 out:
 	rc_pair_destroy(&p);
 }
@@ -2528,6 +2580,7 @@ int main(int argc, char **argv)
 	check_quiet(p.b.rcq, "data: no stray completion on the receive CQ");
 	rc_pair_destroy(&p);
 	test_sq_sig_all(t);
+	test_deep_queue(t);
 	test_srq(t);
 	test_solicited(t);
 	diag("data tests: %lld ms", (rc_now_us() - start) / 1000);

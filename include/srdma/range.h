@@ -59,6 +59,25 @@ static inline bool srdma_sq_may_fetch(u32 consumer, u32 index, u32 posted,
 	return ((index - consumer) & mask) < ((posted - consumer) & mask);
 }
 
+/**
+ * srdma_swqe_window_room() - whether the requester may copy one more send
+ * WQE: its copies of those under way, from @consumer up to @fetched, take
+ * fewer entries than its window has
+ * @consumer: the oldest WQE not completed
+ * @fetched: the first WQE not copied yet, never behind @consumer
+ * @mask: the ring's index mask
+ * @window_mask: the window's entries less one (a power of two less one, at
+ *               most @mask)
+ *
+ * Then the copy of index i, at i & @window_mask, never overwrites the copy
+ * of a WQE still under way.
+ */
+static inline bool srdma_swqe_window_room(u32 consumer, u32 fetched, u32 mask,
+					  u32 window_mask)
+{
+	return ((fetched - consumer) & mask) <= window_mask;
+}
+
 /* PSNs of a message of @length bytes at @mtu bytes a packet, at least one */
 static inline u32 srdma_msg_npsn(u32 length, u32 mtu)
 {

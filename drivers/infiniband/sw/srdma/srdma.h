@@ -514,8 +514,10 @@ struct srdma_resp {
  * @dst_cache: the route of @av
  * @src_port: UDP source port of its packets
  * @mtu_bytes: payload bytes per packet, from path_mtu
- * @swqes: srdma's copy of each SQ slot (struct srdma_swqe)
+ * @swqes: srdma's copies of the send WQEs under way (struct srdma_swqe),
+ *         the one of SQ index i at i & @swqe_mask
  * @swqe_bytes: bytes of each entry of @swqes
+ * @swqe_mask: entries of @swqes less one, a power of two less one
  * @req: requester state
  * @comp: completer state
  * @resp: responder state
@@ -561,6 +563,7 @@ struct srdma_qp {
 
 	u8 *swqes;
 	size_t swqe_bytes;
+	u32 swqe_mask;
 	struct srdma_req req;
 	struct srdma_comp comp;
 	struct srdma_resp resp;

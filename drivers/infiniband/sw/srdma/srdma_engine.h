@@ -31,12 +31,11 @@ static inline void srdma_engine_assert_owned(struct srdma_qp *qp)
 		      READ_ONCE(t->cpu) != raw_smp_processor_id()));
 }
 
-/* srdma's copy of the send WQE in SQ slot @index */
+/* srdma's copy of the send WQE in SQ slot @index, fetched and not completed */
 static inline struct srdma_swqe *srdma_swqe(struct srdma_qp *qp, u32 index)
 {
 	return (struct srdma_swqe *)(qp->swqes +
-				     (index & qp->sq.queue.index_mask) *
-				     qp->swqe_bytes);
+				     (index & qp->swqe_mask) * qp->swqe_bytes);
 }
 
 /**

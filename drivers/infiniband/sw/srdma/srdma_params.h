@@ -68,6 +68,14 @@
 
 /* RC transport tuning */
 #define SRDMA_MAX_INFLIGHT_PSNS		64	/* requester window */
+/*
+ * Send WQEs between the oldest not completed and the newest the requester
+ * copied from the ring, at most: the copies (struct srdma_swqe) take this
+ * many entries, whatever the queue's depth. As many as the PSN window: a
+ * WQE sent takes a PSN at least, so only WQEs without one (local
+ * operations) ever wait for this window rather than for that one.
+ */
+#define SRDMA_SWQE_WINDOW		64
 #define SRDMA_ACKREQ_EVERY_PKTS		16	/* AckReq at least this often */
 #define SRDMA_REORDER_NAK_PKTS		3	/* held ahead of a gap: NAK it */
 #define SRDMA_ENGINE_BATCH		16	/* packets per call of one engine */

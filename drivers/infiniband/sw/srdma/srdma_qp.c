@@ -152,8 +152,10 @@ static int srdma_qp_init_engine(struct srdma_qp *qp)
 
 	qp->swqe_bytes = ALIGN(offsetof(struct srdma_swqe, slot) +
 			       (1 << qp->sq.queue.log2_slot_bytes), 8);
-	qp->swqes = vzalloc(array_size(qp->sq.queue.index_mask + 1,
-				       qp->swqe_bytes));
+	BUILD_BUG_ON(!is_power_of_2(SRDMA_SWQE_WINDOW));
+	qp->swqe_mask = min_t(u32, qp->sq.queue.index_mask,
+			      SRDMA_SWQE_WINDOW - 1);
+	qp->swqes = kvcalloc(qp->swqe_mask + 1, qp->swqe_bytes, GFP_KERNEL);
 	if (!qp->swqes)
 		return -ENOMEM;
 	qp->resp.rwqe = kzalloc(1 << rq->log2_slot_bytes, GFP_KERNEL);
@@ -176,7 +178,7 @@ static int srdma_qp_init_engine(struct srdma_qp *qp)
 err_rwqe:
 	kfree(qp->resp.rwqe);
 err_swqes:
-	vfree(qp->swqes);
+	kvfree(qp->swqes);
 	return -ENOMEM;
 }
 
@@ -188,7 +190,7 @@ static void srdma_qp_free_engine(struct srdma_qp *qp)
 	dst_cache_destroy(&qp->dst_cache);
 	kfree(qp->resp.res);
 	kfree(qp->resp.rwqe);
-	vfree(qp->swqes);
+	kvfree(qp->swqes);
 }
 
 static void srdma_qp_get_cap(const struct srdma_qp *qp, struct ib_qp_cap *cap)

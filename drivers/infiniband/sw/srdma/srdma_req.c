@@ -246,6 +246,12 @@ static struct srdma_swqe *srdma_req_next_wqe(struct srdma_qp *qp,
 				qp->sq.queue.index_mask))
 		return NULL;
 	if (req->index == req->fetched) {
+		/* a full window waits for a completion to free an entry */
+		if (!srdma_swqe_window_room(srdma_queue_consumer(&qp->sq.queue),
+					    req->fetched,
+					    qp->sq.queue.index_mask,
+					    qp->swqe_mask))
+			return NULL;
 		srdma_swqe_fetch(qp, req->index);
 		req->fetched = srdma_sq_next(qp, req->index);
 		*fetched = true;
