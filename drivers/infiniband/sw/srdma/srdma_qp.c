@@ -148,6 +148,7 @@ static int srdma_qp_init_engine(struct srdma_qp *qp)
 {
 	const struct srdma_queue *rq = qp->srq ? &qp->srq->rq.queue :
 						 &qp->rq.queue;
+	size_t bytes;
 	int err;
 
 	qp->swqe_bytes = ALIGN(offsetof(struct srdma_swqe, slot) +
@@ -155,7 +156,10 @@ static int srdma_qp_init_engine(struct srdma_qp *qp)
 	BUILD_BUG_ON(!is_power_of_2(SRDMA_SWQE_WINDOW));
 	qp->swqe_mask = min_t(u32, qp->sq.queue.index_mask,
 			      SRDMA_SWQE_WINDOW - 1);
-	qp->swqes = kvcalloc(qp->swqe_mask + 1, qp->swqe_bytes, GFP_KERNEL);
+	bytes = array_size(qp->swqe_mask + 1, qp->swqe_bytes);
+	/* not kvzalloc(): kmalloc would round 33 KiB up to 64 */
+	qp->swqes = bytes > PAGE_SIZE ? vzalloc(bytes) :
+					kzalloc(bytes, GFP_KERNEL);
 	if (!qp->swqes)
 		return -ENOMEM;
 	qp->resp.rwqe = kzalloc(1 << rq->log2_slot_bytes, GFP_KERNEL);
