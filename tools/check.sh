@@ -167,14 +167,13 @@ fi
 # (tools/vm/guest-batch.sh: each still gets its own kernel log, taint and
 # leftover checks); those whose headers ask for the same VM (smp, kmemleak,
 # alone) share a batch. SRDMA_BATCH=0 boots a VM per scenario. The 1-CPU
-# batches and the two-VM scenarios (1-CPU guests) run two at a time
-# (SRDMA_LANES lanes): their scenarios mostly run one program after
-# another, a pair's two guests mostly in turn, so that a run keeps about
-# one core busy. A run that must have the host to itself runs after them,
-# one at a time: a batch of 2-CPU guests (two such guests starve each
-# other), a run that measures time (header "# alone: yes"). Results are
-# reported in the order of the scenarios (Documentation/testing.md,
-# "Batches").
+# batches run two at a time (SRDMA_LANES lanes): their scenarios mostly run
+# one program after another, so a guest keeps about one core busy. A run
+# that must have the host to itself runs after them, one at a time: a batch
+# of 2-CPU guests (two such guests starve each other), a batch of scenarios
+# that measure time (header "# alone: yes"), a two-VM scenario (its two
+# 1-CPU guests keep both cores busy). Results are reported in the order of
+# the scenarios (Documentation/testing.md, "Batches").
 scenarios=("$@")
 if [ ${#scenarios[@]} = 0 ]; then
 	for f in tools/scenarios/*.sh; do
@@ -192,7 +191,7 @@ for s in "${scenarios[@]}"; do
 	for ((i = 0; i < ${#opts[@]}; i++)); do
 		case ${opts[i]} in
 		--timeout) limit=${opts[i + 1]} ;;
-		--peer) two=1 ;;
+		--peer) two=1 alone=1 ;;
 		--alone) alone=1 ;;
 		--smp) [ "${opts[i + 1]}" = 1 ] || alone=1 ;;
 		esac
@@ -203,7 +202,7 @@ for s in "${scenarios[@]}"; do
 		key="batch:$(printf "%s\n" "${opts[@]}" | sed -E "/^--timeout$/,+1d; /^$/d" | tr "\n" " ")"
 	fi
 	if [ -z "${batch_members[$key]:-}" ]; then
-		if [ $alone = 1 ]; then
+		if [ $two = 1 ] || [ $alone = 1 ]; then
 			runs_alone+=("$key")
 		else
 			runs_shared+=("$key")
