@@ -8,7 +8,9 @@
  */
 #include <kunit/test.h>
 #include <kunit/visibility.h>
+#include <linux/crc32.h>
 #include <linux/ip.h>
+#include <linux/random.h>
 #include <linux/udp.h>
 
 #include "srdma_engine.h"
@@ -253,6 +255,36 @@ static void wire_icrc_vector_test(struct kunit *test)
 	KUNIT_EXPECT_NE(test, icrc_of(pkt, c->len), icrc_of(c->pkt, c->len));
 }
 
+/*
+ * The crypto API's crc32, which the ICRC uses, is crc32_le() from any seed,
+ * length and alignment; the test kernels have it (CONFIG_CRYPTO_CRC32)
+ */
+static void wire_crc32_crypto_test(struct kunit *test)
+{
+	static const unsigned int lens[] = {
+		0, 1, 3, 4, 7, 8, 15, 16, 31, 63, 64, 65, 255, 1024, 4096 + 3,
+	};
+	static const u32 seeds[] = { 0, ~0U, 0xdebb20e3, 0x12345678 };
+	unsigned int i, j, off;
+	const char *driver;
+	u8 *buf;
+
+	driver = srdma_icrc_driver();
+	KUNIT_ASSERT_NOT_NULL_MSG(test, driver, "no crypto crc32");
+	kunit_info(test, "ICRC by %s\n", driver);
+	buf = kunit_kmalloc(test, 4096 + 8, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	get_random_bytes(buf, 4096 + 8);
+	for (i = 0; i < ARRAY_SIZE(lens); i++)
+		for (j = 0; j < ARRAY_SIZE(seeds); j++)
+			for (off = 0; off < 4; off++)
+				KUNIT_EXPECT_EQ(test,
+						srdma_crc32(seeds[j], buf + off,
+							    lens[i]),
+						crc32_le(seeds[j], buf + off,
+							 lens[i]));
+}
+
 static void timer_ack_timeout_test(struct kunit *test)
 {
 	u8 t;
@@ -286,6 +318,7 @@ static struct kunit_case wire_cases[] = {
 	KUNIT_CASE(wire_unknown_opcodes_test),
 	KUNIT_CASE(wire_aeth_test),
 	KUNIT_CASE_PARAM(wire_icrc_vector_test, icrc_gen_params),
+	KUNIT_CASE(wire_crc32_crypto_test),
 	KUNIT_CASE(timer_ack_timeout_test),
 	KUNIT_CASE(timer_rnr_delay_test),
 	{}

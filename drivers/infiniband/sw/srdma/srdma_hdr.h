@@ -227,7 +227,14 @@ static inline unsigned int srdma_pad_bytes(u32 payload_bytes)
 	return -payload_bytes & 3;
 }
 
-/* the ICRC over a packet whose L3 header starts at @l3 (srdma_icrc.c) */
+/* srdma_icrc.c */
+void srdma_icrc_init(void);
+void srdma_icrc_exit(void);
+#if IS_ENABLED(CONFIG_KUNIT)
+u32 srdma_crc32(u32 crc, const void *p, unsigned int len);
+const char *srdma_icrc_driver(void);
+#endif
+/* the ICRC over a packet whose L3 header starts at @l3 */
 u32 srdma_icrc(const void *l3, bool ipv6, const struct srdma_bth *bth,
 	       unsigned int bytes_after_bth_start);
 

@@ -482,10 +482,15 @@ static struct pernet_operations srdma_pernet_ops = {
 
 int srdma_net_init(void)
 {
-	return register_pernet_subsys(&srdma_pernet_ops);
+	int err = register_pernet_subsys(&srdma_pernet_ops);
+
+	if (!err)
+		srdma_icrc_init();
+	return err;
 }
 
 void srdma_net_exit(void)
 {
 	unregister_pernet_subsys(&srdma_pernet_ops);
+	srdma_icrc_exit();
 }
