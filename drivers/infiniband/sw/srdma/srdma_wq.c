@@ -65,7 +65,6 @@ enum ib_wc_opcode srdma_wc_opcode(u32 wr_opcode)
 	return IB_WC_SEND;
 }
 
-/* in 64 bits: 32-bit SGE lengths must not wrap into a small total */
 /**
  * srdma_qp_event() - raise an affiliated asynchronous event of @qp
  * @qp: the QP
