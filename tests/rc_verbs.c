@@ -1738,26 +1738,36 @@ static void test_unsignaled(struct test *t, struct rc_pair *p)
 	check_messages(t, p, n, seed, rfirst, "unsignaled");
 }
 
-static void test_sq_sig_all(struct test *t)
+static bool always(unsigned int i)
 {
-	const unsigned int n = SIG_ALL_WRS;
-	struct ibv_wc wc[UNSIGNALED_WRS];
+	(void)i;
+	return true;
+}
+
+/*
+ * signaled_sends() - @n SENDs on a new pair with options @o, every one
+ * completing (@signal says which WRs ask, sq_sig_all for the others): the
+ * completions in order, and the messages received
+ */
+static void signaled_sends(struct test *t, const struct rc_qp_opts *o,
+			   unsigned int n, bool (*signal)(unsigned int),
+			   const char *what, const char *how)
+{
+	struct ibv_wc wc[DEEP_WRS];
 	unsigned long long first, rfirst;
 	unsigned int i, wrong = 0, seed;
-	struct rc_qp_opts o = t->opts;
 	struct rc_pair p;
 	struct want_wc w;
 	int got;
 
-	o.sq_sig_all = true;
-	if (!make_pair(t, &p, &o, "sq_sig_all"))
+	if (!make_pair(t, &p, o, what))
 		return;
-	if (!connect_pair(&p, "sq_sig_all"))
+	if (!connect_pair(&p, what))
 		goto out;
 	seed = next_seed(t);
 	t->seed += n;
-	if (post_messages(t, &p, n, seed, never, &first, &rfirst)) {
-		check(false, "sq_sig_all: post");
+	if (post_messages(t, &p, n, seed, signal, &first, &rfirst)) {
+		check(false, "%s: post", what);
 		goto out;
 	}
 	got = rc_poll(p.a.scq, wc, n, n, CQE_TIMEOUT_MS);
@@ -1770,18 +1780,20 @@ static void test_sq_sig_all(struct test *t)
 		}
 	}
 	if (!check(got == (int)n && !wrong,
-		   "sq_sig_all: %u SENDs without IBV_SEND_SIGNALED: %u completions in order",
-		   n, n))
-		diag("%d completions", got);
-	check_messages(t, &p, n, seed, rfirst, "sq_sig_all");
+		   "%s: %u SENDs %s: %u completions in order", what, n, how, n))
+		diag("%d completions, %u wrong", got, wrong);
+	check_messages(t, &p, n, seed, rfirst, what);
 out:
 	rc_pair_destroy(&p);
 }
 
-static bool always(unsigned int i)
+static void test_sq_sig_all(struct test *t)
 {
-	(void)i;
-	return true;
+	struct rc_qp_opts o = t->opts;
+
+	o.sq_sig_all = true;
+	signaled_sends(t, &o, SIG_ALL_WRS, never, "sq_sig_all",
+		       "without IBV_SEND_SIGNALED");
 }
 
 /*
@@ -1790,43 +1802,11 @@ static bool always(unsigned int i)
  */
 static void test_deep_queue(struct test *t)
 {
-	const unsigned int n = DEEP_WRS;
-	struct ibv_wc wc[DEEP_WRS];
-	unsigned long long first, rfirst;
-	unsigned int i, wrong = 0, seed;
 	struct rc_qp_opts o = t->opts;
-	struct rc_pair p;
-	struct want_wc w;
-	int got;
 
 	o.send_wr = 256;
 	o.recv_wr = 256;
-	if (!make_pair(t, &p, &o, "deep queue"))
-		return;
-	if (!connect_pair(&p, "deep queue"))
-		goto out;
-	seed = next_seed(t);
-	t->seed += n;
-	if (post_messages(t, &p, n, seed, always, &first, &rfirst)) {
-		check(false, "deep queue: post %u SENDs at once", n);
-		goto out;
-	}
-	got = rc_poll(p.a.scq, wc, n, n, CQE_TIMEOUT_MS);
-	for (i = 0; i < (unsigned int)got; i++) {
-		w = want_ok(first + i, p.a.qp, IBV_WC_SEND, -1);
-		if (wc_diff(&wc[i], &w, false)) {
-			wrong++;
-			diag("completion %u:", i);
-			wc_diff(&wc[i], &w, true);
-		}
-	}
-	if (!check(got == (int)n && !wrong,
-		   "deep queue: %u SENDs posted at once: %u completions in order",
-		   n, n))
-		diag("%d completions, %u wrong", got, wrong);
-	check_messages(t, &p, n, seed, rfirst, "deep queue");
-out:
-	rc_pair_destroy(&p);
+	signaled_sends(t, &o, DEEP_WRS, always, "deep queue", "posted at once");
 }
 
 static void test_srq(struct test *t)
