@@ -587,9 +587,10 @@ def run_family(link, name, seed, counters_dir, tries=4):
     # counted: the QP may have gone meanwhile (a victim ending its run) and
     # its frames counted as for no QP or for its state; again, anew (the
     # last try's counts are the verdict)
-    if fresh == 0 and tries > 1 and short(exp, before, after):
+    missing = short(exp, before, after)
+    if fresh == 0 and tries > 1 and missing:
         print("# %s: %s short: the QP under attack may have gone meanwhile: again" %
-              (name, ",".join(sorted(short(exp, before, after)))))
+              (name, ",".join(sorted(missing))))
         return run_family(link, name, seed, counters_dir, tries - 1)
     for counter, (op, n) in sorted(exp.rows.items()):
         print("expect %s %s %s %d %d" % (name, counter, op, n,
