@@ -7,6 +7,7 @@
 # srdma0 to srdma1, RDMA READ back, every byte checked) between srdma0 on
 # veth0 and srdma1 on veth1 in namespace peer:
 # - a link down shorter than the QP's retry budget: the transfer goes on;
+#   the same for a route to the peer through a gateway that is not there;
 # - a link down longer than it: the transfer fails with
 #   IBV_WC_RETRY_EXC_ERR within the budget, a new one works after link up;
 #   the same for a QP that was idle when the link went down (nothing in
@@ -73,6 +74,24 @@ ip link set veth0 up
 check "srdma0 port ACTIVE again" wait_until 5 port_is srdma0 ACTIVE
 check "the transfer across a 1 s link down completed, every byte checked" \
 	bulk_result flap
+
+# A route to the peer through a gateway that does not answer, for 2 s:
+# the route a QP keeps between packets is looked up again, so its packets
+# are lost meanwhile (ACK timeouts), and the transfer goes on once the
+# route is gone. (An unreachable route would not do: a lookup bound to
+# the netdev, as the QP's is, takes the peer as on-link then.)
+timeouts=$(counter srdma0 ack_timeouts)
+check "rc_bulk connected" bulk route -m 8 -t 18 -T 40
+sleep 0.5
+check "route change under traffic (rc_bulk still running)" running
+ip route add 198.18.0.2/32 via 198.18.0.9 dev veth0
+sleep 2
+n=$(counter srdma0 ack_timeouts)
+ip route del 198.18.0.2/32 via 198.18.0.9 dev veth0
+check "the QP followed the new route: ack_timeouts $timeouts -> $n" \
+	test "$n" -gt "$timeouts"
+check "the transfer across a 2 s route to nowhere completed, every byte checked" \
+	bulk_result route
 
 # A link down of 3 s; the budget is 8 ACK timeouts of 16.8 ms.
 check "rc_bulk connected" bulk down -m 8 -t 12 -T 40

@@ -18,7 +18,6 @@
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
-#include <net/dst_cache.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_user_rxe.h>
 #include <srdma/range.h>
@@ -262,6 +261,19 @@ struct srdma_av {
 	u8 traffic_class;
 	u8 sl;
 	u8 static_rate;
+};
+
+/**
+ * struct srdma_route - the route of a QP's path, looked up once and kept
+ * while the routing tables say it holds; only the QP's engine uses it
+ * @dst: the route, a reference held; NULL until looked up
+ * @cookie: what dst_check() asks to tell whether @dst still holds
+ * @saddr4: the IPv4 source address the lookup chose
+ */
+struct srdma_route {
+	struct dst_entry *dst;
+	u32 cookie;
+	__be32 saddr4;
 };
 
 /**
@@ -511,7 +523,7 @@ struct srdma_resp {
  * @comp_pkts: responses for the completer
  * @resp_ahead: requests that came before their turn, in PSN order
  * @comp_ahead: read responses and atomic ACKs that did, the same
- * @dst_cache: the route of @av
+ * @route: the route of @av
  * @src_port: UDP source port of its packets
  * @mtu_bytes: payload bytes per packet, from path_mtu
  * @swqes: srdma's copies of the send WQEs under way (struct srdma_swqe),
@@ -557,7 +569,7 @@ struct srdma_qp {
 	struct sk_buff_head comp_pkts;
 	struct sk_buff_head resp_ahead;
 	struct sk_buff_head comp_ahead;
-	struct dst_cache dst_cache;
+	struct srdma_route route;
 	u16 src_port;
 	u32 mtu_bytes;
 
@@ -859,5 +871,6 @@ int srdma_net_get(struct net *net, struct net_device *ndev);
 void srdma_net_put(struct net *net);
 int srdma_net_init(void);
 void srdma_net_exit(void);
+void srdma_route_forget(struct srdma_route *route);
 
 #endif /* SRDMA_H */

@@ -189,7 +189,7 @@ enum srdma_send {
 enum srdma_send srdma_sched_may_send(struct srdma_qp *qp);
 int srdma_qp_xmit(struct srdma_qp *qp, struct sk_buff *skb);
 int srdma_qp_xmit_to(struct srdma_qp *qp, const struct srdma_av *av,
-		     struct dst_cache *dst_cache, struct sk_buff *skb);
+		     struct srdma_route *route, struct sk_buff *skb);
 void srdma_qp_charge(struct srdma_qp *qp, u32 bytes);
 void srdma_qp_xmit_refused(struct srdma_qp *qp);
 void srdma_sched_idle(struct srdma_qp *qp);
@@ -206,7 +206,7 @@ void srdma_timers_cancel(struct srdma_qp *qp);
 struct sk_buff *srdma_pkt_alloc(struct srdma_dev *sdev, u8 opcode,
 				u32 payload_bytes, struct srdma_bth **bthp);
 int srdma_xmit(struct srdma_dev *sdev, const struct srdma_av *av,
-	       struct dst_cache *dst_cache, u16 src_port, struct sk_buff *skb);
+	       struct srdma_route *route, u16 src_port, struct sk_buff *skb);
 
 /*
  * A refusal of srdma_xmit() that may pass soon (memory, a full queue); any

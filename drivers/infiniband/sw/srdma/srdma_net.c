@@ -266,33 +266,71 @@ static void srdma_push_udp(struct sk_buff *skb, u16 src_port)
 	udph->check = 0;	/* RoCEv2 relies on the ICRC */
 }
 
+/**
+ * srdma_route_forget() - drop the route kept, so that the next packet
+ * looks it up again (the path changed, the QP goes)
+ * @route: the QP's, its engine paused or gone
+ */
+void srdma_route_forget(struct srdma_route *route)
+{
+	dst_release(route->dst);
+	route->dst = NULL;
+}
+
+/* the route kept, a reference for the caller; NULL if none holds any more */
+static struct dst_entry *srdma_route_get(struct srdma_route *route)
+{
+	struct dst_entry *dst = route->dst;
+
+	if (!dst)
+		return NULL;
+	if (!dst_check(dst, route->cookie)) {
+		srdma_route_forget(route);
+		return NULL;
+	}
+	dst_hold(dst);
+	return dst;
+}
+
+static void srdma_route_keep(struct srdma_route *route, struct dst_entry *dst,
+			     u32 cookie, __be32 saddr4)
+{
+	dst_hold(dst);
+	dst_release(route->dst);
+	route->dst = dst;
+	route->cookie = cookie;
+	route->saddr4 = saddr4;
+}
+
 static struct rtable *srdma_route4(struct srdma_dev *sdev,
 				   const struct srdma_av *av,
-				   struct dst_cache *dst_cache, __be32 *saddr)
+				   struct srdma_route *route, __be32 *saddr)
 {
 	struct flowi4 fl4 = {
 		.flowi4_oif = av->ifindex,
 		.flowi4_proto = IPPROTO_UDP,
 		.flowi4_tos = RT_TOS(av->traffic_class),
 	};
+	struct dst_entry *dst = route ? srdma_route_get(route) : NULL;
 	struct rtable *rt;
 
-	rt = dst_cache ? dst_cache_get_ip4(dst_cache, saddr) : NULL;
-	if (rt)
-		return rt;
+	if (dst) {
+		*saddr = route->saddr4;
+		return container_of(dst, struct rtable, dst);
+	}
 	memcpy(&fl4.daddr, &av->dgid.raw[12], sizeof(fl4.daddr));
 	memcpy(&fl4.saddr, &av->sgid.raw[12], sizeof(fl4.saddr));
 	rt = ip_route_output_key(sdev->net, &fl4);
 	if (IS_ERR(rt))
 		return rt;
 	*saddr = fl4.saddr;
-	if (dst_cache)
-		dst_cache_set_ip4(dst_cache, &rt->dst, fl4.saddr);
+	if (route)
+		srdma_route_keep(route, &rt->dst, 0, fl4.saddr);
 	return rt;
 }
 
 static int srdma_xmit4(struct srdma_dev *sdev, const struct srdma_av *av,
-		       struct dst_cache *dst_cache, u16 src_port,
+		       struct srdma_route *route, u16 src_port,
 		       struct sk_buff *skb)
 {
 	struct srdma_bth *bth = (struct srdma_bth *)skb->data;
@@ -305,7 +343,7 @@ static int srdma_xmit4(struct srdma_dev *sdev, const struct srdma_av *av,
 
 	memcpy(&saddr, &av->sgid.raw[12], sizeof(saddr));
 	if (!local) {
-		rt = srdma_route4(sdev, av, dst_cache, &saddr);
+		rt = srdma_route4(sdev, av, route, &saddr);
 		if (IS_ERR(rt)) {
 			kfree_skb(skb);
 			return PTR_ERR(rt);
@@ -347,17 +385,15 @@ static int srdma_xmit4(struct srdma_dev *sdev, const struct srdma_av *av,
 #if IS_ENABLED(CONFIG_IPV6)
 static struct dst_entry *srdma_route6(struct srdma_dev *sdev,
 				      const struct srdma_av *av,
-				      struct dst_cache *dst_cache,
+				      struct srdma_route *route,
 				      struct sock *sk)
 {
 	struct flowi6 fl6 = {
 		.flowi6_oif = av->ifindex,
 		.flowi6_proto = IPPROTO_UDP,
 	};
-	struct dst_entry *dst;
-	struct in6_addr saddr;
+	struct dst_entry *dst = route ? srdma_route_get(route) : NULL;
 
-	dst = dst_cache ? dst_cache_get_ip6(dst_cache, &saddr) : NULL;
 	if (dst)
 		return dst;
 	memcpy(&fl6.daddr, av->dgid.raw, sizeof(fl6.daddr));
@@ -365,13 +401,15 @@ static struct dst_entry *srdma_route6(struct srdma_dev *sdev,
 	dst = ipv6_stub->ipv6_dst_lookup_flow(sdev->net, sk, &fl6, NULL);
 	if (IS_ERR(dst))
 		return dst;
-	if (dst_cache)
-		dst_cache_set_ip6(dst_cache, dst, &fl6.saddr);
+	if (route)
+		srdma_route_keep(route, dst,
+				 rt6_get_cookie(container_of(dst, struct rt6_info,
+							     dst)), 0);
 	return dst;
 }
 
 static int srdma_xmit6(struct srdma_dev *sdev, const struct srdma_av *av,
-		       struct dst_cache *dst_cache, u16 src_port,
+		       struct srdma_route *route, u16 src_port,
 		       struct sk_buff *skb)
 {
 	struct srdma_bth *bth = (struct srdma_bth *)skb->data;
@@ -387,7 +425,7 @@ static int srdma_xmit6(struct srdma_dev *sdev, const struct srdma_av *av,
 		return -EAFNOSUPPORT;
 	}
 	if (!local) {
-		dst = srdma_route6(sdev, av, dst_cache, sn->sock6->sk);
+		dst = srdma_route6(sdev, av, route, sn->sock6->sk);
 		if (IS_ERR(dst)) {
 			kfree_skb(skb);
 			return PTR_ERR(dst);
@@ -423,26 +461,26 @@ static int srdma_xmit6(struct srdma_dev *sdev, const struct srdma_av *av,
  * srdma_xmit() - send one packet built by srdma_pkt_alloc() and filled
  * @sdev: the device
  * @av: where it goes
- * @dst_cache: the route cache of @av, or NULL to look the route up
+ * @route: the route of @av kept, or NULL to look it up
  * @src_port: UDP source port
  * @skb: the packet, its ICRC not computed yet; consumed
  *
  * A packet to one of this host's addresses is handed to the receive path
- * directly. Called with bottom halves disabled (the route cache needs it).
+ * directly. Called with bottom halves disabled, as that path runs.
  *
  * Return: 0 if sent, else a negative errno: the netdev or the route refused
  * it and the caller may try again.
  */
 int srdma_xmit(struct srdma_dev *sdev, const struct srdma_av *av,
-	       struct dst_cache *dst_cache, u16 src_port, struct sk_buff *skb)
+	       struct srdma_route *route, u16 src_port, struct sk_buff *skb)
 {
 	int err;
 
 	if (av->network_type == RXE_NETWORK_TYPE_IPV4)
-		err = srdma_xmit4(sdev, av, dst_cache, src_port, skb);
+		err = srdma_xmit4(sdev, av, route, src_port, skb);
 #if IS_ENABLED(CONFIG_IPV6)
 	else
-		err = srdma_xmit6(sdev, av, dst_cache, src_port, skb);
+		err = srdma_xmit6(sdev, av, route, src_port, skb);
 #else
 	else
 		err = -EAFNOSUPPORT;

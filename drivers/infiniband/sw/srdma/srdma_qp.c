@@ -149,7 +149,6 @@ static int srdma_qp_init_engine(struct srdma_qp *qp)
 	const struct srdma_queue *rq = qp->srq ? &qp->srq->rq.queue :
 						 &qp->rq.queue;
 	size_t bytes;
-	int err;
 
 	qp->swqe_bytes = ALIGN(offsetof(struct srdma_swqe, slot) +
 			       (1 << qp->sq.queue.log2_slot_bytes), 8);
@@ -165,9 +164,6 @@ static int srdma_qp_init_engine(struct srdma_qp *qp)
 	qp->resp.rwqe = kzalloc(1 << rq->log2_slot_bytes, GFP_KERNEL);
 	if (!qp->resp.rwqe)
 		goto err_swqes;
-	err = dst_cache_init(&qp->dst_cache, GFP_KERNEL);
-	if (err)
-		goto err_rwqe;
 	refcount_set(&qp->refs, 1);
 	init_completion(&qp->released);
 	srdma_task_setup(qp);
@@ -179,8 +175,6 @@ static int srdma_qp_init_engine(struct srdma_qp *qp)
 	__skb_queue_head_init(&qp->comp_ahead);
 	return 0;
 
-err_rwqe:
-	kfree(qp->resp.rwqe);
 err_swqes:
 	kvfree(qp->swqes);
 	return -ENOMEM;
@@ -191,7 +185,7 @@ static void srdma_qp_free_engine(struct srdma_qp *qp)
 	srdma_task_drop_queued(qp, &qp->resp_pkts, &qp->resp_ahead);
 	srdma_task_drop_queued(qp, &qp->comp_pkts, &qp->comp_ahead);
 	srdma_resp_release(qp);
-	dst_cache_destroy(&qp->dst_cache);
+	srdma_route_forget(&qp->route);
 	kfree(qp->resp.res);
 	kfree(qp->resp.rwqe);
 	kvfree(qp->swqes);
@@ -489,7 +483,7 @@ static void srdma_qp_engine_attrs(struct srdma_qp *qp, u32 mask,
 				  enum ib_qp_state cur, enum ib_qp_state next)
 {
 	if (mask & IB_QP_AV)
-		dst_cache_reset(&qp->dst_cache);
+		srdma_route_forget(&qp->route);
 	if (mask & IB_QP_PATH_MTU)
 		qp->mtu_bytes = ib_mtu_enum_to_int(qp->attr.path_mtu);
 	if (mask & IB_QP_RQ_PSN)

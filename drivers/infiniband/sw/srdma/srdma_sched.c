@@ -213,7 +213,7 @@ EXPORT_SYMBOL_IF_KUNIT(srdma_sched_may_send);
 int srdma_qp_xmit(struct srdma_qp *qp, struct sk_buff *skb)
 {
 	srdma_engine_assert_owned(qp);
-	return srdma_qp_xmit_to(qp, &qp->av, &qp->dst_cache, skb);
+	return srdma_qp_xmit_to(qp, &qp->av, &qp->route, skb);
 }
 
 /**
@@ -221,20 +221,20 @@ int srdma_qp_xmit(struct srdma_qp *qp, struct sk_buff *skb)
  * its own choosing (a UD datagram's AH)
  * @qp: the QP
  * @av: where it goes
- * @dst_cache: the route cache of @av, or NULL for none
+ * @route: the route of @av kept, or NULL to look it up
  * @skb: from srdma_pkt_alloc(), filled; consumed
  *
  * Return: as srdma_xmit().
  */
 int srdma_qp_xmit_to(struct srdma_qp *qp, const struct srdma_av *av,
-		     struct dst_cache *dst_cache, struct sk_buff *skb)
+		     struct srdma_route *route, struct sk_buff *skb)
 {
 	struct srdma_dev *sdev = to_srdma_dev(qp->ibqp.device);
 	u32 bytes = srdma_frame_bytes(av, skb->len);
 	int err;
 
 	trace_srdma_xmit(qp->ibqp.qp_num, (struct srdma_bth *)skb->data, bytes);
-	err = srdma_xmit(sdev, av, dst_cache, qp->src_port, skb);
+	err = srdma_xmit(sdev, av, route, qp->src_port, skb);
 	if (err)
 		return err;
 	srdma_qp_charge(qp, bytes);
