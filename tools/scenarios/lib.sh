@@ -549,7 +549,14 @@ nvmet_export() {
 	ln -s "$cfs/subsystems/$nqn" "$cfs/ports/1/subsystems/$nqn"
 }
 
-# nvmet_unexport NQN: undo nvmet_export and unload nvmet-rdma
+# nvmet_unexport NQN: undo nvmet_export and unload nvmet-rdma. Delete the
+# RDMA device first: rdma_cm then ends nvmet's listener itself. Removing a
+# port that still listens destroys the listener's cm_id under nvmet's
+# nvmet_config_sem, while nvmet takes that semaphore under the cm_id's
+# handler_mutex when it runs a connect command from its CM handler (a
+# command that came before the connection's ESTABLISHED event): lockdep
+# reports that inversion of nvmet's own (Linux 6.1 and 6.12), and any
+# report fails the run.
 nvmet_unexport() {
 	local cfs=/sys/kernel/config/nvmet nqn=$1
 	rm "$cfs/ports/1/subsystems/$nqn" && rmdir "$cfs/ports/1" &&

@@ -6,7 +6,8 @@
 # nvme-cli discovers and connects over nvme-rdma (rdma_cm, RC, fast
 # registration, remote invalidation), fio writes 32 MiB with 4 KiB and
 # 64 KiB blocks and verifies every block, then the host disconnects, the
-# port goes, and the modules and the device are removed cleanly.
+# device goes while nvmet listens on it, then the port, and the modules
+# are removed cleanly (the order: lib.sh, nvmet_unexport).
 # SRDMA_REF=rxe runs it on rdma_rxe.
 . "$(dirname "$0")/lib.sh"
 
@@ -25,7 +26,7 @@ ns=$(nvme_ns $nqn)
 check "fio: 32 MiB of random writes (4 KiB and 64 KiB), every block verified ($ns)" \
 	nvme_fio "$ns"
 check "nvme disconnect" timeout 60 nvme disconnect -n $nqn
-check "nvmet: port and subsystem removed, nvmet-rdma unloaded" nvmet_unexport $nqn
 check "modprobe -r nvme-rdma" modprobe -r nvme-rdma
-check "rdma link delete $dev" rdma link delete "$dev"
+check "rdma link delete $dev while nvmet listens on it" rdma link delete "$dev"
+check "nvmet: port and subsystem removed, nvmet-rdma unloaded" nvmet_unexport $nqn
 finish

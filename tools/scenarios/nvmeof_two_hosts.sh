@@ -5,8 +5,9 @@
 # NVMe over Fabrics between two VMs, srdma on both hosts' eth0: host b's
 # nvmet exports a RAM-backed null_blk namespace on an RDMA port; host a
 # discovers it and connects with nvme-cli (nvme-rdma), fio writes 32 MiB in
-# 4 KiB and 64 KiB blocks and verifies every one, then a disconnects, b
-# removes the port, and both unload the NVMe modules and delete the device.
+# 4 KiB and 64 KiB blocks and verifies every one, then a disconnects and
+# unloads nvme-rdma, b deletes its device while nvmet listens on it and
+# removes the port (the order: lib.sh, nvmet_unexport), and a deletes its.
 # SRDMA_REF=rxe runs rdma_rxe on both hosts instead.
 . "$(dirname "$0")/lib.sh"
 
@@ -20,6 +21,7 @@ if [ "$SRDMA_ROLE" = b ]; then
 	check "nvmet: $nqn exported on rdma $my_ip:4420" nvmet_export $nqn "$my_ip"
 	check "a is ready" barrier exported
 	check "a is done with the namespace" a_done
+	check "rdma link delete $dev while nvmet listens on it" rdma link delete "$dev"
 	check "nvmet: port and subsystem removed, nvmet-rdma unloaded" nvmet_unexport $nqn
 else
 	check "modprobe nvme-rdma" modprobe nvme-rdma
@@ -37,5 +39,5 @@ else
 	check "b may remove the namespace" barrier nvme-done
 fi
 check "both hosts are done" barrier done
-check "rdma link delete $dev" rdma link delete "$dev"
+[ "$SRDMA_ROLE" = b ] || check "rdma link delete $dev" rdma link delete "$dev"
 finish
