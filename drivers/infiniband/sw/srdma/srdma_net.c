@@ -277,10 +277,10 @@ void srdma_route_forget(struct srdma_route *route)
 	route->dst = NULL;
 }
 
-/* the route kept, a reference for the caller; NULL if none holds any more */
+/* the route kept, a reference for the caller; NULL if none is kept or holds */
 static struct dst_entry *srdma_route_get(struct srdma_route *route)
 {
-	struct dst_entry *dst = route->dst;
+	struct dst_entry *dst = route ? route->dst : NULL;
 
 	if (!dst)
 		return NULL;
@@ -292,9 +292,12 @@ static struct dst_entry *srdma_route_get(struct srdma_route *route)
 	return dst;
 }
 
+/* keep @dst as the route, if there is a @route to keep it in */
 static void srdma_route_keep(struct srdma_route *route, struct dst_entry *dst,
 			     u32 cookie, __be32 saddr4)
 {
+	if (!route)
+		return;
 	dst_hold(dst);
 	dst_release(route->dst);
 	route->dst = dst;
@@ -311,7 +314,7 @@ static struct rtable *srdma_route4(struct srdma_dev *sdev,
 		.flowi4_proto = IPPROTO_UDP,
 		.flowi4_tos = RT_TOS(av->traffic_class),
 	};
-	struct dst_entry *dst = route ? srdma_route_get(route) : NULL;
+	struct dst_entry *dst = srdma_route_get(route);
 	struct rtable *rt;
 
 	if (dst) {
@@ -324,8 +327,7 @@ static struct rtable *srdma_route4(struct srdma_dev *sdev,
 	if (IS_ERR(rt))
 		return rt;
 	*saddr = fl4.saddr;
-	if (route)
-		srdma_route_keep(route, &rt->dst, 0, fl4.saddr);
+	srdma_route_keep(route, &rt->dst, 0, fl4.saddr);
 	return rt;
 }
 
@@ -392,7 +394,7 @@ static struct dst_entry *srdma_route6(struct srdma_dev *sdev,
 		.flowi6_oif = av->ifindex,
 		.flowi6_proto = IPPROTO_UDP,
 	};
-	struct dst_entry *dst = route ? srdma_route_get(route) : NULL;
+	struct dst_entry *dst = srdma_route_get(route);
 
 	if (dst)
 		return dst;
@@ -401,10 +403,9 @@ static struct dst_entry *srdma_route6(struct srdma_dev *sdev,
 	dst = ipv6_stub->ipv6_dst_lookup_flow(sdev->net, sk, &fl6, NULL);
 	if (IS_ERR(dst))
 		return dst;
-	if (route)
-		srdma_route_keep(route, dst,
-				 rt6_get_cookie(container_of(dst, struct rt6_info,
-							     dst)), 0);
+	srdma_route_keep(route, dst,
+			 rt6_get_cookie(container_of(dst, struct rt6_info, dst)),
+			 0);
 	return dst;
 }
 
@@ -466,7 +467,7 @@ static int srdma_xmit6(struct srdma_dev *sdev, const struct srdma_av *av,
  * @skb: the packet, its ICRC not computed yet; consumed
  *
  * A packet to one of this host's addresses is handed to the receive path
- * directly. Called with bottom halves disabled, as that path runs.
+ * directly. Called with bottom halves disabled, as the receive path is.
  *
  * Return: 0 if sent, else a negative errno: the netdev or the route refused
  * it and the caller may try again.
