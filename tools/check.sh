@@ -23,6 +23,9 @@ while [ $# -gt 0 ]; do
 	*) break ;;
 	esac
 done
+# the whole suite: both kernel lines, Debian's own kernels
+whole=0
+[ $vm_only = 1 ] || [ $# -gt 0 ] || whole=1
 rm -rf "$out"
 mkdir -p "$out"
 passed=0
@@ -38,19 +41,20 @@ summary() {
 	exit
 }
 # start_test NAME LOG COMMAND...: one test, in the background, that passes
-# when the command does; end_tests waits and prints the lines in the order
-# the tests started
+# when the command does; end_tests waits for them and prints the lines in
+# the order the tests started
 bg_tests=()
 start_test() {
 	local name=$1 log=$2 t=$SECONDS; shift 2
 	{ "$@"; echo "$? $((SECONDS - t))" > "$log.status"; } > "$log" 2>&1 &
-	bg_tests+=("$name|$log")
+	bg_tests+=("$name|$log|$!")
 }
 end_tests() {
-	local entry name log rc secs
-	wait
+	local entry name log pid rc secs
 	for entry in "${bg_tests[@]}"; do
-		name=${entry%|*} log=${entry##*|}
+		name=${entry%%|*} pid=${entry##*|}
+		log=${entry#*|} log=${log%|*}
+		wait "$pid"
 		read -r rc secs < "$log.status"
 		if [ "$rc" = 0 ]; then
 			pass "$name (${secs}s)"
@@ -60,6 +64,44 @@ end_tests() {
 		fi
 	done
 	bg_tests=()
+}
+# late_tests LOG COMMAND...: tests that no VM waits for (lints, the builds
+# against Debian's headers), one after another at the lowest CPU priority:
+# they take only what the guests leave of the two cores. Their PASS and FAIL
+# lines go to LOG; end_late_tests counts and prints them.
+late_pids=() late_logs=()
+late_tests() {
+	local log=$1; shift
+	{ renice -n 19 -p $BASHPID > /dev/null; "$@"; } > "$log" 2>&1 &
+	late_pids+=($!) late_logs+=("$log")
+}
+# as_test NAME LOG COMMAND...: the command as one test, output to LOG
+as_test() {
+	local name=$1 log=$2 t=$SECONDS; shift 2
+	if "$@" > "$log" 2>&1; then
+		echo "PASS  $name ($((SECONDS - t))s)"
+	else
+		echo "FAIL  $name (log: $log)"
+		tail -n 30 "$log" | sed 's/^/      /'
+	fi
+}
+wait_late_tests() {
+	[ ${#late_pids[@]} = 0 ] || wait "${late_pids[@]}"
+	late_pids=()
+}
+end_late_tests() {
+	local log line
+	wait_late_tests
+	for log in "${late_logs[@]}"; do
+		while IFS= read -r line; do
+			case $line in
+			PASS*) passed=$((passed + 1)); echo "$line" ;;
+			FAIL*) failed=$((failed + 1)); echo "$line" ;;
+			"      "*) echo "$line" ;;
+			esac
+		done < "$log"
+	done
+	late_logs=()
 }
 
 echo "check: packages"
@@ -74,7 +116,22 @@ if ! kernel=$(tools/kernel/build.sh debug 2> "$out/kernel.log"); then
 	summary
 fi
 src=$(readlink -f "$kernel/build/source")
-echo "check: kernel ready after $(( $(date +%s) - t0 ))s"
+# The whole suite runs line2_scenarios on the 6.12 line's debug kernel too,
+# with the modules built in a copy of the source (tree-6.12), each a test
+# of its own ("6.12: ..."; Documentation/testing.md says why these).
+line2=6.12
+line2_scenarios=(kunit rc_verbs ud_uc bad_requests)
+line2_tree=
+if [ $whole = 1 ]; then
+	echo "check: the $line2 line's test kernel (built once, then cached)"
+	if kernel2=$(tools/kernel/build.sh debug $line2 2> "$out/kernel-$line2.log"); then
+		line2_tree=$out/tree-$line2
+	else
+		tail -n 30 "$out/kernel-$line2.log"
+		fail "$line2: build the test kernel (log: $out/kernel-$line2.log)"
+	fi
+fi
+echo "check: kernels ready after $(( $(date +%s) - t0 ))s"
 
 # A build passes when it succeeds without a single warning.
 no_warnings() {
@@ -88,6 +145,20 @@ build_test_kernel() {
 	make -s clean > /dev/null
 	make W=1 KDIR="$kernel/build" modules
 }
+# copy_source DIR: the module's source, without the checkout's objects
+copy_source() {
+	rm -rf "$1"
+	mkdir -p "$1"
+	cp -r Kbuild include drivers kunit "$1/"
+	find "$1" -type f \( -name '*.o' -o -name '*.ko' -o -name '*.mod*' -o -name '.*.cmd' -o -name '*.order' -o -name Module.symvers \) -delete
+}
+# build_tree KDIR DIR: the module and the KUnit module built against KDIR
+# in DIR, a copy of the source (tools/vm/run --tree DIR gives them a guest)
+build_tree() {
+	copy_source "$2"
+	make -C "$1" M="$2" W=1 modules &&
+	readlink -f "$1" > "$2/.kdir"
+}
 # debian_headers LINE: the newest of Debian's headers of that kernel line
 debian_headers() {
 	ls -d /usr/src/linux-headers-"$1".*-amd64 | grep -v -e cloud -e rt | sort -V | tail -1
@@ -99,7 +170,7 @@ build_debian_headers() {
 	[ -n "$hdr" ] || { echo "no linux-headers-$1.*-amd64"; return 1; }
 	echo "building against $hdr"
 	tmp=$(mktemp -d)
-	cp -r Kbuild include drivers kunit "$tmp/"
+	copy_source "$tmp"
 	make -C "$hdr" M="$tmp" W=1 modules
 	local rc=$?
 	rm -rf "$tmp"
@@ -116,8 +187,15 @@ build_package() {
 	echo "building $src against $hdr"
 	make -C "$hdr" M="$repo/$src" SRDMA_KUNIT=n W=1 modules
 }
+# sparse on a copy: the checkout's objects are the guests' modules
 sparse_check() {
-	make C=2 KDIR="$kernel/build" modules
+	local tmp rc
+	tmp=$(mktemp -d)
+	copy_source "$tmp"
+	make -C "$kernel/build" M="$tmp" C=2 modules
+	rc=$?
+	rm -rf "$tmp"
+	return $rc
 }
 # srdma_compat.h is where the kernel-version checks live (and only there)
 checkpatch() {
@@ -130,19 +208,29 @@ checkpatch() {
 		--ignore FILE_PATH_CHANGES,LINUX_VERSION_CODE,CONSTANT_COMPARISON "$compat"
 }
 
-# builds_and_lint: each build and lint is one test; two at a time where
-# they share nothing (sparse rebuilds the tree the test kernel build made)
+late_lint() {
+	as_test "build: against Debian's 6.1 linux-headers (W=1, no warning)" \
+		"$out/build-debian.log" no_warnings build_debian_headers 6.1
+	as_test "lint: sparse (C=2, no warning)" "$out/sparse.log" no_warnings sparse_check
+	as_test "lint: checkpatch --strict" "$out/checkpatch.log" checkpatch
+}
+# one after the other: both make the package in results/deb
+late_package() {
+	as_test "build: make deb; its source (DKMS's) against Debian's 6.12 linux-headers (W=1, no warning)" \
+		"$out/build-deb-6.12.log" no_warnings build_package 6.12
+	[ $whole = 0 ] || tools/distro/test.sh --prepare
+}
+
+# builds_and_lint: each build and lint is one test. What the guests need
+# is built first, two at a time; the rest (lints, the builds against
+# Debian's headers and Debian's kernels) are late tests, done while the
+# scenarios run.
 builds_and_lint() {
-	start_test "build: against Debian's 6.1 linux-headers (W=1, no warning)" "$out/build-debian.log" \
-		no_warnings build_debian_headers 6.1
 	start_test "build: against the test kernel (W=1, no warning)" "$out/build.log" \
 		no_warnings build_test_kernel
-	end_tests
-	start_test "build: make deb; its source (DKMS's) against Debian's 6.12 linux-headers (W=1, no warning)" \
-		"$out/build-deb-6.12.log" no_warnings build_package 6.12
-	start_test "lint: sparse (C=2, no warning)" "$out/sparse.log" \
-		no_warnings sparse_check
-	start_test "lint: checkpatch --strict" "$out/checkpatch.log" checkpatch
+	[ -z "$line2_tree" ] ||
+		start_test "$line2: build: against the test kernel (W=1, no warning)" \
+			"$out/build-$line2.log" no_warnings build_tree "$kernel2/build" "$line2_tree"
 	end_tests
 	# the guests run these from the host's read-only root
 	start_test "build: userspace test programs (-Werror)" "$out/build-tests.log" \
@@ -155,6 +243,9 @@ builds_and_lint() {
 	start_test "tools/srdma-rate: host tests (units, netlink messages, the program)" \
 		"$out/test-srdma-rate.log" make -C tools/srdma-rate test
 	end_tests
+	[ -e "$line2_tree/kunit/srdma_test.ko" ] || line2_tree=
+	late_tests "$out/late-lint.log" late_lint
+	late_tests "$out/late-deb.log" late_package
 }
 
 [ $vm_only = 1 ] || builds_and_lint
@@ -165,54 +256,68 @@ fi
 
 # The scenarios. One-VM scenarios run in batches, several in one boot
 # (tools/vm/guest-batch.sh: each still gets its own kernel log, taint and
-# leftover checks); those whose headers ask for the same VM (smp, kmemleak,
-# alone) share a batch. SRDMA_BATCH=0 boots a VM per scenario. The 1-CPU
-# batches run two at a time (SRDMA_LANES lanes): their scenarios mostly run
-# one program after another, so a guest keeps about one core busy. A run
-# that must have the host to itself runs after them, one at a time: a batch
-# of 2-CPU guests (two such guests starve each other), a batch of scenarios
-# that measure time (header "# alone: yes"), a two-VM scenario (its two
-# 1-CPU guests keep both cores busy). Results are reported in the order of
-# the scenarios (Documentation/testing.md, "Batches").
+# leftover checks); those whose headers ask for the same VM (kernel line,
+# smp, kmemleak, alone) share a batch. SRDMA_BATCH=0 boots a VM per
+# scenario. The 1-CPU batches run two at a time (SRDMA_LANES lanes): their
+# scenarios mostly run one program after another, so a guest keeps about
+# one core busy. A run that must have the host to itself runs after them,
+# one at a time: a batch of 2-CPU guests (two such guests starve each
+# other), a two-VM scenario (its two 1-CPU guests keep both cores busy),
+# and last, once the late tests are done, the batch of scenarios that
+# measure time (header "# alone: yes"). Results are reported in the order
+# of the scenarios (Documentation/testing.md, "Batches").
+#
+# A scenario is named NAME (on the default line, $SRDMA_KERNEL_LINE or 6.1)
+# or NAME@LINE (the whole suite adds line2_scenarios at 6.12).
+line0=${SRDMA_KERNEL_LINE:-6.1}
 scenarios=("$@")
 if [ ${#scenarios[@]} = 0 ]; then
 	for f in tools/scenarios/*.sh; do
 		[ "$(basename "$f")" = lib.sh ] || scenarios+=("$(basename "$f" .sh)")
 	done
+	[ -z "$line2_tree" ] || scenarios+=("${line2_scenarios[@]/%/@$line2}")
 fi
+declare -A tree_of=([$line2]=$line2_tree)
+# the line of a scenario, and the prefix of its results' names
+line_of() { if [[ $1 == *@* ]]; then echo "${1#*@}"; else echo "$line0"; fi; }
+label_of() { [[ $1 != *@* ]] || echo "${1#*@}: "; }
 
-declare -A batch_of=() batch_members=() batch_opts=() batch_timeout=()
-runs_shared=() runs_alone=() split=()
-for s in "${scenarios[@]}"; do
+declare -A batch_of=() batch_members=() batch_opts=() batch_timeout=() batch_line=()
+runs_shared=() runs_alone=() runs_timed=() split=()
+for id in "${scenarios[@]}"; do
+	s=${id%@*} line=$(line_of "$id")
 	f=tools/scenarios/$s.sh
 	[ -e "$f" ] || continue
 	readarray -t opts < <(tools/vm/scenario-opts "$f")
-	limit=300 key= two=0 alone=0
+	limit=300 key= two=0 alone=0 timed=0
 	for ((i = 0; i < ${#opts[@]}; i++)); do
 		case ${opts[i]} in
 		--timeout) limit=${opts[i + 1]} ;;
 		--peer) two=1 alone=1 ;;
-		--alone) alone=1 ;;
+		--alone) timed=1 ;;
 		--smp) [ "${opts[i + 1]}" = 1 ] || alone=1 ;;
 		esac
 	done
 	if [ $two = 1 ] || [ "${SRDMA_BATCH:-1}" = 0 ]; then
-		key=$s
+		key=$id
 	else
-		key="batch:$(printf "%s\n" "${opts[@]}" | sed -E "/^--timeout$/,+1d; /^$/d" | tr "\n" " ")"
+		key="batch:$line $(printf "%s\n" "${opts[@]}" | sed -E "/^--timeout$/,+1d; /^$/d" | tr "\n" " ")"
 	fi
 	if [ -z "${batch_members[$key]:-}" ]; then
-		if [ $two = 1 ] || [ $alone = 1 ]; then
+		if [ $timed = 1 ]; then
+			runs_timed+=("$key")
+		elif [ $alone = 1 ]; then
 			runs_alone+=("$key")
 		else
 			runs_shared+=("$key")
 		fi
 		batch_opts[$key]=$(printf '%s\n' "${opts[@]}")
 		batch_timeout[$key]=0
+		batch_line[$key]=$line
 	fi
-	batch_members[$key]+="$s:$limit "
+	batch_members[$key]+="$id:$limit "
 	batch_timeout[$key]=$(( batch_timeout[$key] + limit ))
-	batch_of[$s]=$key
+	batch_of[$id]=$key
 done
 
 # A shared batch longer than split_seconds (its scenarios' time limits
@@ -246,13 +351,14 @@ for key in "${runs_shared[@]}"; do
 		split+=("$part")
 		batch_members[$part]= batch_timeout[$part]=0
 		batch_opts[$part]=${batch_opts[$key]}
+		batch_line[$part]=${batch_line[$key]}
 	done
 	for m in $(tr ' ' '\n' <<< "${batch_members[$key]}" | sort -t: -k2,2nr -s); do
 		l=$(least_loaded)
 		lane_load[$l]=$(( lane_load[$l] + ${m#*:} ))
 		batch_members[$key#$l]+="$m "
 		batch_timeout[$key#$l]=$(( batch_timeout[$key#$l] + ${m#*:} ))
-		batch_of[${m%%:*}]=$key#$l
+		batch_of[${m%:*}]=$key#$l
 	done
 done
 readarray -t runs_shared < <(for key in "${split[@]}"; do
@@ -261,11 +367,14 @@ done | sort -t$'\t' -k1,1nr -s | cut -f2-)
 
 # run_vm KEY INDEX: one run (a batch, or a two-VM scenario) in $out/run-INDEX
 run_vm() {
-	local key=$1 dir=$out/run-$2 opts members
-	# --alone is for the scheduling below, not for the runner
+	local key=$1 dir=$out/run-$2 opts members line=${batch_line[$1]}
+	# --alone is for the scheduling above, not for the runner
 	readarray -t opts < <(grep -vx -- --alone <<< "${batch_opts[$key]}")
 	[ -n "${opts[0]:-}" ] || opts=()
-	read -ra members <<< "${batch_members[$key]}"
+	opts+=(--kernel "$line")
+	[ -z "${tree_of[$line]:-}" ] || opts+=(--tree "${tree_of[$line]}")
+	# the guest runs the scenarios by name
+	read -ra members <<< "${batch_members[$key]//@$line:/:}"
 	if [[ $key == batch:* ]]; then
 		# the guest enforces each scenario's limit, the VM's is their
 		# sum; with --kmemleak the VM scans once the batch ended
@@ -279,37 +388,48 @@ run_vm() {
 			[ "${opts[i]}" = --peer ] && opts[i + 1]="$guest_env${opts[i + 1]}"
 		done
 		tools/vm/run --results "$dir" --quiet "${opts[@]}" \
-			-- "${guest_env}bash tools/scenarios/$key.sh" > "$dir.log" 2>&1
+			-- "${guest_env}bash tools/scenarios/${key%@*}.sh" > "$dir.log" 2>&1
 	fi
 }
 # SRDMA_GUEST_ENV: shell words (VAR=value ...) set for the scenarios in the
 # guests; make soak sets the scenarios' long settings through it
 guest_env=${SRDMA_GUEST_ENV:+env $SRDMA_GUEST_ENV }
-runs=("${runs_shared[@]}" "${runs_alone[@]}")
+runs=("${runs_shared[@]}" "${runs_alone[@]}" "${runs_timed[@]}")
 echo "check: ${#scenarios[@]} scenarios in ${#runs[@]} VM runs, ${#runs_shared[@]} of them $lanes at a time"
 declare -A run_index=()
-running=0
+running=()
 for ((r = 0; r < ${#runs[@]}; r++)); do
-	run_index[${runs[r]}]=$r
+	key=${runs[r]}
+	run_index[$key]=$r
+	what="${batch_line[$key]}: ${batch_members[$key]//@${batch_line[$key]}:/:}"
 	if [ $r -lt ${#runs_shared[@]} ]; then
-		if [ $running -ge "$lanes" ]; then
-			wait -n
-			running=$((running - 1))
+		if [ ${#running[@]} -ge "$lanes" ]; then
+			wait -n -p ended "${running[@]}"
+			for i in "${!running[@]}"; do
+				[ "${running[i]}" != "$ended" ] || unset 'running[i]'
+			done
 		fi
-		echo "check: run $r: ${batch_members[${runs[r]}]}"
-		run_vm "${runs[r]}" "$r" &
-		running=$((running + 1))
+		echo "check: run $r: $what"
+		run_vm "$key" "$r" &
+		running+=($!)
 		continue
 	fi
-	[ $r != ${#runs_shared[@]} ] || wait
-	echo "check: run $r (alone): ${batch_members[${runs[r]}]}"
-	run_vm "${runs[r]}" "$r"
+	if [ ${#running[@]} -gt 0 ]; then
+		wait "${running[@]}"
+		running=()
+	fi
+	if [ $r = $(( ${#runs_shared[@]} + ${#runs_alone[@]} )) ]; then
+		echo "check: waiting for the late tests (a quiet host for the timed runs)"
+		wait_late_tests
+	fi
+	echo "check: run $r (alone): $what"
+	run_vm "$key" "$r"
 done
-wait
+[ ${#running[@]} = 0 ] || wait "${running[@]}"
 
-# scenario_result NAME: fails, printing why, unless the scenario passed
+# scenario_result ID: fails, printing why, unless the scenario passed
 scenario_result() {
-	local s=$1 key=${batch_of[$1]} dir bad=0
+	local s=${1%@*} key=${batch_of[$1]} dir bad=0
 	dir=$out/run-${run_index[$key]}
 	if [[ $key != batch:* ]]; then
 		grep -q '^vm/run: ok in' "$dir.log" && return 0
@@ -333,12 +453,12 @@ scenario_result() {
 	tools/vm/verdict "$sd" "$s" || bad=1
 	return $bad
 }
-# scenario_output NAME: the scenario's own output files
+# scenario_output ID: the scenario's own output files
 scenario_output() {
 	local key=${batch_of[$1]} dir
 	dir=$out/run-${run_index[$key]}
 	if [[ $key == batch:* ]]; then
-		echo "$dir/a/$1/output.log"
+		echo "$dir/a/${1%@*}/output.log"
 	else
 		ls "$dir"/[ab]/output.log 2> /dev/null
 	fi
@@ -347,103 +467,81 @@ scenario_seconds() {
 	local key=${batch_of[$1]} dir
 	dir=$out/run-${run_index[$key]}
 	if [[ $key == batch:* ]]; then
-		cat "$dir/a/$1/seconds" 2> /dev/null
+		cat "$dir/a/${1%@*}/seconds" 2> /dev/null
 	else
 		grep -oE 'ok in [0-9.]+s' "$dir.log" | cut -d' ' -f3 | tr -d s
 	fi
 }
+# kunit_results ID: each KUnit case of the kunit scenario counts as a test
+kunit_results() {
+	local label kdir rdir ran ok missing
+	label=$(label_of "$1")
+	kdir=$(dirname "$(scenario_output "$1" | head -n 1)")
+	rdir=$out/kunit-$(line_of "$1")
+	mkdir -p "$rdir"
+	SRDMA_TREE=${tree_of[$(line_of "$1")]:-$repo} tools/kunit/report "$kdir/kunit.log" "$rdir" \
+		${SRDMA_KUNIT_GLOB:+"$SRDMA_KUNIT_GLOB"} > "$rdir/report.log" 2>&1
+	sed 's/^/      /' "$rdir/report.log" | grep -v 'kunit: ran '
+	read -r ran ok missing < <(sed -nE 's/^kunit: ran ([0-9]+) passed ([0-9]+) missing ([0-9]+)$/\1 \2 \3/p' \
+		"$rdir/report.log")
+	if [ -z "${ran:-}" ]; then
+		fail "${label}kunit: no results (log: $rdir/report.log)"
+		return
+	fi
+	passed=$((passed + ok))
+	if [ "$ok" != "$ran" ]; then
+		failed=$((failed + ran - ok))
+		echo "FAIL  ${label}kunit: $((ran - ok)) of $ran cases failed"
+	fi
+	[ "$missing" = 0 ] || fail "${label}kunit: $missing suites of srdma_test.ko did not report"
+}
 
-for s in "${scenarios[@]}"; do
-	if [ ! -e "tools/scenarios/$s.sh" ]; then
-		fail "scenario $s: no such file"
+for id in "${scenarios[@]}"; do
+	label=$(label_of "$id")
+	if [ ! -e "tools/scenarios/${id%@*}.sh" ]; then
+		fail "scenario $id: no such file"
 		continue
 	fi
-	if why=$(scenario_result "$s" 2>&1); then
-		pass "vm: $s ($(scenario_seconds "$s")s)"
+	if why=$(scenario_result "$id" 2>&1); then
+		pass "${label}vm: ${id%@*} ($(scenario_seconds "$id")s)"
 	else
-		fail "vm: $s (log: $(scenario_output "$s" | head -n 1))"
+		fail "${label}vm: ${id%@*} (log: $(scenario_output "$id" | head -n 1))"
 		# what failed first (each "not ok" with its diagnostics), the
 		# verdict, then the output's end
 		{
-			for o in $(scenario_output "$s"); do
+			for o in $(scenario_output "$id"); do
 				grep -A 6 -E '^not ok ' "$o" | head -n 40
 			done
 			echo "$why" | head -n 110
 			echo "(end of the output:)"
-			for o in $(scenario_output "$s"); do
+			for o in $(scenario_output "$id"); do
 				grep -vE '^ok ' "$o" | tail -n 15
 			done
 		} | sed 's/^/      /'
 	fi
 	# after the last scenario of a batch booted with kmemleak: its scan
-	key=${batch_of[$s]}
-	names=$(sed -E 's/:[0-9]+//g; s/ $//' <<< "${batch_members[$key]}")
-	if [[ $key == batch:*--kmemleak* ]] && [ "$s" = "${names##* }" ]; then
+	key=${batch_of[$id]}
+	names=$(sed -E 's/(@[0-9.]+)?:[0-9]+//g; s/ $//' <<< "${batch_members[$key]}")
+	if [[ $key == batch:*--kmemleak* ]] && [ "${id%@*}" = "${names##* }" ]; then
 		# the scan alone: the VM's logs and taint are the scenarios'
 		kdir=$out/run-${run_index[$key]}/kmemleak
 		mkdir -p "$kdir"
 		cp "$out/run-${run_index[$key]}/a/kmemleak.txt" "$kdir/" 2> /dev/null
 		if [ -e "$kdir/kmemleak.txt" ] && why=$(tools/vm/verdict "$kdir" kmemleak 2>&1); then
-			pass "vm: kmemleak: nothing of srdma leaked in $names"
+			pass "${label}vm: kmemleak: nothing of srdma leaked in $names"
 		else
-			fail "vm: kmemleak after $names (log: $kdir/kmemleak.txt)"
+			fail "${label}vm: kmemleak after $names (log: $kdir/kmemleak.txt)"
 			echo "${why:-no scan: the batch did not end}" | sed 's/^/      /'
 		fi
 	fi
-	[ "$s" = kunit ] || continue
-
-	# Each KUnit case counts as a test.
-	kdir=$(dirname "$(scenario_output kunit | head -n 1)")
-	tools/kunit/report "$kdir/kunit.log" "$out" ${SRDMA_KUNIT_GLOB:+"$SRDMA_KUNIT_GLOB"} \
-		> "$out/kunit-report.log" 2>&1
-	sed 's/^/      /' "$out/kunit-report.log" | grep -v 'kunit: ran '
-	read -r ran ok missing < <(sed -nE 's/^kunit: ran ([0-9]+) passed ([0-9]+) missing ([0-9]+)$/\1 \2 \3/p' \
-		"$out/kunit-report.log")
-	if [ -z "${ran:-}" ]; then
-		fail "kunit: no results (log: $out/kunit-report.log)"
-		continue
-	fi
-	passed=$((passed + ok))
-	if [ "$ok" != "$ran" ]; then
-		failed=$((failed + ran - ok))
-		echo "FAIL  kunit: $((ran - ok)) of $ran cases failed"
-	fi
-	[ "$missing" = 0 ] || fail "kunit: $missing suites of srdma_test.ko did not report"
+	[ "${id%@*}" != kunit ] || kunit_results "$id"
 done
 
-# The 6.12 line's debug test kernel: the module and the KUnit module built
-# against it, then the scenarios of line2_scenarios on it, each a test of
-# its own ("6.12: ..."; Documentation/testing.md says why these); with the
-# whole suite only. The checkout's objects are the 6.12 ones afterwards.
-line2_scenarios=(kunit rc_verbs ud_uc bad_requests)
-if [ $vm_only = 0 ] && [ $# = 0 ]; then
-	echo "check: the 6.12 line's test kernel (built once, then cached)"
-	if ! tools/kernel/build.sh debug 6.12 > /dev/null 2> "$out/kernel-6.12.log"; then
-		tail -n 30 "$out/kernel-6.12.log"
-		fail "6.12: build the test kernel (log: $out/kernel-6.12.log)"
-	elif ! make -s clean > /dev/null ||
-	     ! no_warnings make W=1 KLINE=6.12 modules > "$out/build-6.12.log" 2>&1; then
-		fail "6.12: build: against the test kernel (W=1, no warning) (log: $out/build-6.12.log)"
-	else
-		pass "6.12: build: against the test kernel (W=1, no warning)"
-		line2_counted=0
-		while IFS= read -r l; do
-			case $l in
-			PASS*|FAIL*) echo "${l:0:6}6.12: ${l:6}" ;;
-			"      "*) echo "$l" ;;
-			[0-9]*" passed, "*" failed")
-				read -r p _ f _ <<< "$l"
-				passed=$((passed + p)) failed=$((failed + f)) line2_counted=1 ;;
-			esac
-		done < <(SRDMA_KERNEL_LINE=6.12 tools/check.sh --vm-only \
-			--results "$out/6.12" "${line2_scenarios[@]}" 2>&1)
-		[ $line2_counted = 1 ] || fail "6.12: the scenarios gave no result (logs: $out/6.12)"
-	fi
-fi
-
-# Debian's own 6.1 and 6.12 kernels, with srdma from the srdma-dkms
-# package's source (Documentation/kernels.md); with the whole suite only
-if [ $vm_only = 0 ] && [ $# = 0 ]; then
+# The late tests, then Debian's own 6.1 and 6.12 kernels running srdma
+# from the srdma-dkms package's source (Documentation/kernels.md), with the
+# whole suite only: their builds were late tests
+end_late_tests
+if [ $whole = 1 ]; then
 	distro_tests=0
 	while IFS= read -r line; do
 		echo "$line"
@@ -451,7 +549,7 @@ if [ $vm_only = 0 ] && [ $# = 0 ]; then
 		PASS*) passed=$((passed + 1)) distro_tests=$((distro_tests + 1)) ;;
 		FAIL*) failed=$((failed + 1)) distro_tests=$((distro_tests + 1)) ;;
 		esac
-	done < <(tools/distro/test.sh 2>&1 | grep -E '^(PASS|FAIL|      )')
-	[ $distro_tests -gt 0 ] || fail "distro: tools/distro/test.sh gave no result"
+	done < <(tools/distro/test.sh --run 2>&1 | grep -E '^(PASS|FAIL|      )')
+	[ $distro_tests -gt 0 ] || fail "distro: tools/distro/test.sh --run gave no result"
 fi
 summary

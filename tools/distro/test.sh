@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 #
 # srdma on Debian's own kernels, not the project's test kernel (make check
-# runs it after the scenarios; make distro-test alone). For each kernel line (default: 6.1 and 6.12), the newest of
+# runs it, make distro-test alone). For each kernel line (default: 6.1 and
+# 6.12), the newest of
 # Debian's amd64 kernels of that line is installed with its headers (from
 # Debian's archive, if missing), srdma.ko is built from the srdma-dkms
 # package's source (make deb) against those headers with the command
@@ -15,26 +16,23 @@
 # hardening, module signing) and 6.12's RDMA core; a stock kernel boots
 # and runs it in seconds, where the debug test kernel takes minutes.
 #
-#   tools/distro/test.sh [LINE...]     results in results/distro/
+#   tools/distro/test.sh [--prepare|--run] [LINE...]
+#
+# Results in results/distro/. --prepare does the packages and the builds
+# only, --run the VMs only, with what --prepare built (make check runs the
+# builds in the background while the scenarios run).
 set -uo pipefail
 
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$repo"
 out=$repo/results/distro
-rm -rf "$out"
-mkdir -p "$out"
 passed=0 failed=0
+mode=all
+case ${1:-} in
+--prepare|--run) mode=${1#--}; shift ;;
+esac
 lines=("$@")
 [ ${#lines[@]} -gt 0 ] || lines=(6.1 6.12)
-
-tools/deps.sh > "$out/deps.log" 2>&1 ||
-	{ echo "FAIL  distro: installing packages (log: $out/deps.log)"; exit 1; }
-make deb > "$out/deb.log" 2>&1 ||
-	{ echo "FAIL  distro: make deb (log: $out/deb.log)"; exit 1; }
-make -C tests > "$out/tests.log" 2>&1 ||
-	{ echo "FAIL  distro: make -C tests (log: $out/tests.log)"; exit 1; }
-src=$(ls -d results/deb/root/usr/src/srdma-*)
-make_cmd=$(sed -n 's/^MAKE\[0\]="\(.*\)"$/\1/p' dkms.conf)
 
 # newest_release LINE: the newest Debian amd64 kernel release of LINE in
 # the archive (6.1.0-NN-amd64, 6.12.NN+deb12-amd64)
@@ -59,16 +57,19 @@ stock_pair() {
 	fi
 }
 
-for line in "${lines[@]}"; do
-	release=$(newest_release "$line")
+# prepare LINE: the newest Debian kernel of LINE and its headers installed,
+# srdma built from the package's source as DKMS builds it; marks
+# $out/RELEASE/built
+prepare() {
+	local release log pkgs=() kernel_source_dir
+	release=$(newest_release "$1")
 	if [ -z "$release" ]; then
-		echo "FAIL  $line: no Debian kernel of that line in the archive"
+		echo "FAIL  $1: no Debian kernel of that line in the archive"
 		failed=$((failed + 1))
-		continue
+		return
 	fi
 	log=$out/$release
 	mkdir -p "$log"
-	pkgs=()
 	[ -e "/boot/vmlinuz-$release" ] || pkgs+=("linux-image-$release-unsigned")
 	[ -d "/usr/src/linux-headers-$release" ] || pkgs+=("linux-headers-$release")
 	if [ ${#pkgs[@]} -gt 0 ] &&
@@ -76,7 +77,7 @@ for line in "${lines[@]}"; do
 		"${pkgs[@]}" > "$log/apt.log" 2>&1; then
 		echo "FAIL  $release: installing ${pkgs[*]} (log: $log/apt.log)"
 		failed=$((failed + 1))
-		continue
+		return
 	fi
 	# as DKMS builds it (dkms.conf's MAKE), in a copy of the package's tree
 	rm -rf "$log/src"
@@ -86,17 +87,46 @@ for line in "${lines[@]}"; do
 		> "$log/build.log" 2>&1; then
 		echo "PASS  $release: srdma-dkms's source builds"
 		passed=$((passed + 1))
+		touch "$log/built"
 	else
 		echo "FAIL  $release: srdma-dkms's source does not build (log: $log/build.log)"
 		failed=$((failed + 1))
-		continue
 	fi
+}
+
+# run LINE: the VM pairs of LINE's kernel, if prepare built srdma for it
+run() {
+	local release log module
+	release=$(newest_release "$1")
+	log=$out/$release
+	[ -n "$release" ] && [ -e "$log/built" ] || return
 	module=$log/src/drivers/infiniband/sw/srdma/srdma.ko
 	stock_pair "$release" "$module" tools/distro/pair.sh vm 900 \
 		"two VMs, RC tools between them, no kernel report"
-	[ "$(printf '%s\n' 6.2 "$release" | sort -V | head -n 1)" = 6.2 ] || continue
+	[ "$(printf '%s\n' 6.2 "$release" | sort -V | head -n 1)" = 6.2 ] || return
 	stock_pair "$release" "$module" tools/distro/rxe_interop.sh rxe_interop 600 \
 		"srdma and this kernel's rdma_rxe, both ways: RC tools and ATOMIC_WRITE"
-done
+}
+
+if [ "$mode" != run ]; then
+	rm -rf "$out"
+	mkdir -p "$out"
+	tools/deps.sh > "$out/deps.log" 2>&1 ||
+		{ echo "FAIL  distro: installing packages (log: $out/deps.log)"; exit 1; }
+	make deb > "$out/deb.log" 2>&1 ||
+		{ echo "FAIL  distro: make deb (log: $out/deb.log)"; exit 1; }
+	make -C tests > "$out/tests.log" 2>&1 ||
+		{ echo "FAIL  distro: make -C tests (log: $out/tests.log)"; exit 1; }
+	src=$(ls -d results/deb/root/usr/src/srdma-*)
+	make_cmd=$(sed -n 's/^MAKE\[0\]="\(.*\)"$/\1/p' dkms.conf)
+	for line in "${lines[@]}"; do
+		prepare "$line"
+	done
+fi
+if [ "$mode" != prepare ]; then
+	for line in "${lines[@]}"; do
+		run "$line"
+	done
+fi
 echo "$passed passed, $failed failed"
 [ $failed = 0 ]

@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 # smp: 2
+# kmemleak: on
 # The RC data path through stock librxe: tests/rc_verbs.c (every opcode and
 # message size with the payload checked, SGEs, inline, unsignaled WRs, SRQ,
 # solicited events; error completions, QP states and flushes). First two QPs
