@@ -213,6 +213,7 @@ static void sched_exit(struct kunit *test)
 	for (i = 0; i < 2; i++) {
 		hrtimer_cancel(&f->qp[i]->rate.timer);
 		srdma_sched_leave(f->qp[i]);
+		srdma_qp_rate_fini(f->qp[i]);
 	}
 	free_percpu(f->sdev->counters);
 }
@@ -237,11 +238,49 @@ static bool sched_kicked(struct srdma_qp *qp)
 	return test_and_clear_bit(SRDMA_TASK_MORE, &qp->task.flags);
 }
 
+/* no rate on the port or its QPs: no rounds, and nobody waits */
+static void sched_unshaped(struct kunit *test)
+{
+	struct sched_fixture *f = test->priv;
+	struct srdma_qp *a = f->qp[0], *b = f->qp[1];
+	int n, quantum = SRDMA_DRR_QUANTUM_BYTES / 4096;
+
+	for (n = 0; n < 3 * quantum; n++) {
+		KUNIT_ASSERT_EQ(test, sched_send(a, 4096), SRDMA_SEND_OK);
+		KUNIT_ASSERT_EQ(test, sched_send(b, 4096), SRDMA_SEND_OK);
+	}
+	KUNIT_EXPECT_FALSE(test, a->rate.in_round);
+	KUNIT_EXPECT_FALSE(test, b->rate.in_round);
+	KUNIT_EXPECT_EQ(test, f->sdev->rate.nr_active, 0U);
+	KUNIT_EXPECT_EQ(test, srdma_counter_read(f->sdev, SRDMA_CNT_RR_WAITS),
+			0LL);
+
+	/* a rate on one QP turns the round-robin on for every QP */
+	srdma_qp_rate_set_admin(b, 1000000, 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->sdev->rate.nr_rate_qps), 1);
+	KUNIT_EXPECT_NE(test, sched_send(a, 4096), SRDMA_SEND_WAIT);
+	KUNIT_EXPECT_TRUE(test, a->rate.in_round);
+	local_bh_disable();
+	srdma_sched_idle(a);
+	local_bh_enable();
+	/* and off once no QP has one: the QP that goes is not counted */
+	srdma_qp_rate_set_admin(a, 2000, 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->sdev->rate.nr_rate_qps), 2);
+	srdma_qp_rate_set_admin(b, 0, 0);
+	srdma_qp_rate_fini(a);
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->sdev->rate.nr_rate_qps), 0);
+	KUNIT_EXPECT_EQ(test, sched_send(b, 4096), SRDMA_SEND_OK);
+	KUNIT_EXPECT_FALSE(test, b->rate.in_round);
+}
+
 static void sched_round_robin(struct kunit *test)
 {
 	struct sched_fixture *f = test->priv;
 	struct srdma_qp *a = f->qp[0], *b = f->qp[1];
 	int n, quantum = SRDMA_DRR_QUANTUM_BYTES / 4096;
+
+	/* another QP of the port has a rate: the round-robin is on */
+	atomic_inc(&f->sdev->rate.nr_rate_qps);
 
 	/* alone, a QP never waits for a round */
 	for (n = 0; n < 3 * quantum; n++)
@@ -277,6 +316,7 @@ static void sched_round_robin(struct kunit *test)
 	local_bh_enable();
 	for (n = 0; n < 3 * quantum; n++)
 		KUNIT_ASSERT_NE(test, sched_send(a, 4096), SRDMA_SEND_WAIT);
+	atomic_dec(&f->sdev->rate.nr_rate_qps);
 }
 
 static void sched_token_wait(struct kunit *test)
@@ -340,6 +380,7 @@ static struct kunit_suite rate_suite = {
 };
 
 static struct kunit_case sched_cases[] = {
+	KUNIT_CASE(sched_unshaped),
 	KUNIT_CASE(sched_round_robin),
 	KUNIT_CASE(sched_token_wait),
 	{}

@@ -860,6 +860,7 @@ void srdma_timers_setup(struct srdma_qp *qp);
 void srdma_port_rate_init(struct srdma_dev *sdev);
 u64 srdma_port_rate_refresh(struct srdma_dev *sdev);
 void srdma_qp_rate_init(struct srdma_qp *qp);
+void srdma_qp_rate_fini(struct srdma_qp *qp);
 void srdma_qp_rate_set_verbs(struct srdma_qp *qp, u64 kbps);
 void srdma_qp_rate_set_av(struct srdma_qp *qp, u8 static_rate);
 void srdma_qp_rate_set_admin(struct srdma_qp *qp, u64 kbps, u32 burst);

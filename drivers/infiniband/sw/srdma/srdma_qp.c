@@ -278,6 +278,7 @@ int srdma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	wait_for_completion(&qp->released);
 	srdma_task_pause(qp);
 	cancel_work_sync(&qp->task.work);
+	srdma_qp_rate_fini(qp);
 	srdma_qp_free_engine(qp);
 	srdma_qp_free_queues(qp);
 	mutex_destroy(&qp->lock);

@@ -68,8 +68,11 @@ struct srdma_rate_cfg {
  * @tbf: the bucket; the engine's alone
  * @timer: kicks the engine when the tokens are back
  * @throttled_since: when it started to wait for tokens; 0: not waiting
- * @in_round: counted in the port's active QPs, under the port's lock
- * @deficit: bytes it may still send this round, under the port's lock
+ * @counted: @cfg sets a rate, counted in the port's @nr_rate_qps; under @lock
+ * @in_round: counted in the port's active QPs; set under the port's lock,
+ *	read by the engine without it (only the engine clears it)
+ * @deficit: bytes it may still send this round; the engine's while
+ *	@in_round, else under the port's lock
  * @uncharged: bytes sent and not yet taken from @deficit; the engine's
  * @wait_node: on the port's waiting list, under the port's lock
  * @throttle_events: times it had to wait for tokens
@@ -77,9 +80,10 @@ struct srdma_rate_cfg {
  * @tx_bytes: frame bytes charged to it
  */
 struct srdma_qp_rate {
-	spinlock_t lock;	/* guards cfg, gen */
+	spinlock_t lock;	/* guards cfg, gen, counted */
 	struct srdma_rate_cfg cfg;
 	u32 gen;
+	bool counted;
 
 	u32 applied_gen;
 	u8 source;
@@ -99,7 +103,8 @@ struct srdma_qp_rate {
 
 /**
  * struct srdma_port_rate - the port's side: settings and the round-robin
- * @lock: guards everything below
+ * @lock: guards everything below but @nr_rate_qps; @default_kbps and
+ *	@ceiling_kbps are read without it too
  * @default_kbps: the rate of QPs that set none; 0: unlimited
  * @ceiling_kbps: no QP goes faster; 0: none
  * @burst: the burst of QPs whose rate is not the administrator's; 0: default
@@ -107,9 +112,13 @@ struct srdma_qp_rate {
  * @gen: bumped at each change of the settings
  * @nr_active: QPs sending in this round (in_round)
  * @waiting: QPs that used their quantum and wait for the next round
+ * @nr_rate_qps: QPs whose own settings give them a rate
+ *
+ * With no rate set on the port and none on any of its QPs the round-robin
+ * is off: every QP sends as its engine runs, without the lock.
  */
 struct srdma_port_rate {
-	spinlock_t lock;	/* guards all of it */
+	spinlock_t lock;	/* guards all of it but nr_rate_qps */
 	u64 default_kbps;
 	u64 ceiling_kbps;
 	u32 burst;
@@ -117,6 +126,7 @@ struct srdma_port_rate {
 	u32 gen;
 	unsigned int nr_active;
 	struct list_head waiting;
+	atomic_t nr_rate_qps;
 };
 
 /**

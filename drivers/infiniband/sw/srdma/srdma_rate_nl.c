@@ -313,9 +313,9 @@ static int srdma_nl_port_set(struct sk_buff *skb, struct genl_info *info)
 		goto out_dev;
 	spin_lock_bh(&port->lock);
 	if (dflt)
-		port->default_kbps = nla_get_u64(dflt);
+		WRITE_ONCE(port->default_kbps, nla_get_u64(dflt));
 	if (ceiling)
-		port->ceiling_kbps = nla_get_u64(ceiling);
+		WRITE_ONCE(port->ceiling_kbps, nla_get_u64(ceiling));
 	if (burst)
 		port->burst = nla_get_u32(burst);
 	port->gen++;

@@ -17,7 +17,11 @@
  * more (quantum used, out of tokens, or nothing to send), and the QPs that
  * waited start the next one. However a QP's engine gets its CPU time, no
  * backlogged QP sends more than a quantum (and one frame) more than
- * another per round.
+ * another per round. A QP takes the port's lock to join or leave a round
+ * and once its quantum is used, not for every packet; and while no rate is
+ * set on the port or any of its QPs there are no rounds at all: fairness
+ * between unlimited QPs is then their engines' CPU time, as between
+ * sockets without a qdisc.
  */
 #include <kunit/visibility.h>
 #include <linux/ethtool.h>
@@ -41,6 +45,13 @@ static u32 srdma_frame_bytes(const struct srdma_av *av, u32 len)
 	return ETH_HLEN + ip + sizeof(struct udphdr) + len;
 }
 
+/* a rate is set on the port or one of its QPs: the round-robin is on */
+static bool srdma_port_shaping(struct srdma_port_rate *port)
+{
+	return READ_ONCE(port->default_kbps) || READ_ONCE(port->ceiling_kbps) ||
+	       atomic_read(&port->nr_rate_qps);
+}
+
 /* a new round: the QPs that waited join it; under the port's lock */
 static void srdma_sched_new_round(struct srdma_port_rate *port)
 {
@@ -49,8 +60,9 @@ static void srdma_sched_new_round(struct srdma_port_rate *port)
 	lockdep_assert_held(&port->lock);
 	list_for_each_entry_safe(r, next, &port->waiting, wait_node) {
 		list_del_init(&r->wait_node);
-		r->in_round = true;
 		r->deficit = SRDMA_DRR_QUANTUM_BYTES;
+		/* its engine reads in_round, then the deficit, without the lock */
+		smp_store_release(&r->in_round, true);
 		port->nr_active++;
 		/* not inline: that engine would take this lock again */
 		srdma_task_kick_later(container_of(r, struct srdma_qp, rate));
@@ -64,7 +76,7 @@ static void srdma_sched_leave_round(struct srdma_port_rate *port,
 	lockdep_assert_held(&port->lock);
 	if (!r->in_round)
 		return;
-	r->in_round = false;
+	WRITE_ONCE(r->in_round, false);
 	if (!--port->nr_active)
 		srdma_sched_new_round(port);
 }
@@ -166,6 +178,19 @@ enum srdma_send srdma_sched_may_send(struct srdma_qp *qp)
 	}
 
 	frame = srdma_sched_mtu_frame(qp);
+	/* pairs with the release in srdma_sched_new_round(): its deficit */
+	if (smp_load_acquire(&r->in_round)) {
+		/* within its quantum: nothing of the port's to look at */
+		if (r->deficit - (s64)r->uncharged > frame) {
+			r->deficit -= r->uncharged;
+			r->uncharged = 0;
+			goto tokens;
+		}
+	} else if (!srdma_port_shaping(port) && list_empty(&r->wait_node)) {
+		r->uncharged = 0;
+		goto tokens;
+	}
+
 	spin_lock(&port->lock);
 	r->deficit -= r->uncharged;
 	r->uncharged = 0;
@@ -196,6 +221,7 @@ enum srdma_send srdma_sched_may_send(struct srdma_qp *qp)
 				    !list_empty(&port->waiting)))
 		ret = SRDMA_SEND_LAST;
 	spin_unlock(&port->lock);
+tokens:
 	if (r->tbf.kbps &&
 	    r->tbf.tokens_ns < srdma_rate_cost_ns(frame, r->tbf.kbps))
 		ret = SRDMA_SEND_LAST;
@@ -371,12 +397,44 @@ void srdma_qp_rate_init(struct srdma_qp *qp)
 }
 EXPORT_SYMBOL_IF_KUNIT(srdma_qp_rate_init);
 
+/* whether the port counts the QP among those that set a rate */
+static void srdma_qp_rate_count(struct srdma_qp *qp, bool counted)
+{
+	struct srdma_port_rate *port = &to_srdma_dev(qp->ibqp.device)->rate;
+	struct srdma_qp_rate *r = &qp->rate;
+
+	lockdep_assert_held(&r->lock);
+	if (r->counted == counted)
+		return;
+	r->counted = counted;
+	if (counted)
+		atomic_inc(&port->nr_rate_qps);
+	else
+		atomic_dec(&port->nr_rate_qps);
+}
+
 /* one source of the QP's rate changed: its engine applies it */
 static void srdma_qp_rate_changed(struct srdma_qp *qp)
 {
+	const struct srdma_rate_cfg *cfg = &qp->rate.cfg;
+
 	lockdep_assert_held(&qp->rate.lock);
 	qp->rate.gen++;
+	srdma_qp_rate_count(qp, cfg->admin_kbps || cfg->verbs_kbps ||
+			    cfg->av_kbps);
 }
+
+/**
+ * srdma_qp_rate_fini() - the QP goes: the port no longer counts its rate
+ * @qp: the QP, its engine paused
+ */
+void srdma_qp_rate_fini(struct srdma_qp *qp)
+{
+	spin_lock_bh(&qp->rate.lock);
+	srdma_qp_rate_count(qp, false);
+	spin_unlock_bh(&qp->rate.lock);
+}
+EXPORT_SYMBOL_IF_KUNIT(srdma_qp_rate_fini);
 
 /**
  * srdma_qp_rate_set_verbs() - IB_QP_RATE_LIMIT
