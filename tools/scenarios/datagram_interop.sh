@@ -31,7 +31,7 @@ rping_test() {
 	if [ "$SRDMA_ROLE" = "$1" ]; then
 		timeout 120 rping -s -a "$my_ip" -v -V -C 10 > "$out.server" 2>&1 &
 		pid=$!
-		sleep 3		# rping prints nothing when it listens
+		wait_until 10 cm_listening rping
 		rc_barrier "rping-$1" || kill $pid
 		wait $pid
 		status=$?
