@@ -39,9 +39,14 @@ alarming='WARNING:|BUG:|Oops|KASAN|UBSAN|general protection|refcount_t:|list_(ad
 
 # counter DEVICE NAME [NAMESPACE]: the value of the device's counter NAME
 counter() {
-	local ns=()
+	local ns=() out word next=0
 	[ -n "${3:-}" ] && ns=(ip netns exec "$3")
-	"${ns[@]}" rdma statistic show link "$1/1" | tr ' ' '\n' | sed -n "/^$2\$/{n;p}"
+	out=$("${ns[@]}" rdma statistic show link "$1/1") || return
+	# "NAME VALUE" pairs: the word after NAME
+	for word in $out; do
+		[ $next = 0 ] || { echo "$word"; return 0; }
+		[ "$word" != "$2" ] || next=1
+	done
 }
 
 # check DESCRIPTION COMMAND...: the command must succeed
@@ -140,7 +145,12 @@ veth_pair() {
 ib_exists() { [ -e "/sys/class/infiniband/$1" ]; }
 ib_gone() { [ ! -e "/sys/class/infiniband/$1" ]; }
 port_state() { cat "/sys/class/infiniband/$1/ports/1/state"; }
-port_is() { port_state "$1" | grep -q "$2"; }
+# port_is DEVICE STATE: without an exec, for the polls
+port_is() {
+	local state
+	read -r state < "/sys/class/infiniband/$1/ports/1/state" &&
+	[[ $state == *"$2"* ]]
+}
 
 # srdma's tracepoints (Documentation/transport.md) into a ring buffer of
 # KB KiB that keeps the newest: trace_srdma_on [KB]; trace_srdma_save FILE
