@@ -262,7 +262,8 @@ fi
 # scenarios mostly run one program after another, so a guest keeps about
 # one core busy. A run that must have the host to itself runs after them,
 # one at a time: a batch of 2-CPU guests (two such guests starve each
-# other), a two-VM scenario (its two 1-CPU guests keep both cores busy),
+# other), the batch of two-VM scenarios (two 1-CPU guests, each running its
+# side of every scenario: they keep both cores busy),
 # and last, once the late tests are done, the batch of scenarios that
 # measure time (header "# alone: yes"). Results are reported in the order
 # of the scenarios (Documentation/testing.md, "Batches").
@@ -282,7 +283,7 @@ declare -A tree_of=([$line2]=$line2_tree)
 line_of() { if [[ $1 == *@* ]]; then echo "${1#*@}"; else echo "$line0"; fi; }
 label_of() { [[ $1 != *@* ]] || echo "${1#*@}: "; }
 
-declare -A batch_of=() batch_members=() batch_opts=() batch_timeout=() batch_line=()
+declare -A batch_of=() batch_members=() batch_opts=() batch_timeout=() batch_line=() batch_two=()
 runs_shared=() runs_alone=() runs_timed=() split=()
 for id in "${scenarios[@]}"; do
 	s=${id%@*} line=$(line_of "$id")
@@ -298,10 +299,13 @@ for id in "${scenarios[@]}"; do
 		--smp) [ "${opts[i + 1]}" = 1 ] || alone=1 ;;
 		esac
 	done
-	if [ $two = 1 ] || [ "${SRDMA_BATCH:-1}" = 0 ]; then
+	if [ "${SRDMA_BATCH:-1}" = 0 ]; then
 		key=$id
 	else
-		key="batch:$line $(printf "%s\n" "${opts[@]}" | sed -E "/^--timeout$/,+1d; /^$/d" | tr "\n" " ")"
+		# two-VM scenarios too: run_vm gives the peer the batch
+		readarray -t opts < <(printf "%s\n" "${opts[@]}" | sed -E "/^--peer$/,+1d")
+		key="batch:$line $([ $two = 0 ] || echo "two ")$(printf "%s\n" "${opts[@]}" |
+			sed -E "/^--timeout$/,+1d; /^$/d" | tr "\n" " ")"
 	fi
 	if [ -z "${batch_members[$key]:-}" ]; then
 		if [ $timed = 1 ]; then
@@ -314,6 +318,7 @@ for id in "${scenarios[@]}"; do
 		batch_opts[$key]=$(printf '%s\n' "${opts[@]}")
 		batch_timeout[$key]=0
 		batch_line[$key]=$line
+		batch_two[$key]=$two
 	fi
 	batch_members[$key]+="$id:$limit "
 	batch_timeout[$key]=$(( batch_timeout[$key] + limit ))
@@ -379,6 +384,8 @@ run_vm() {
 		# the guest enforces each scenario's limit, the VM's is their
 		# sum; with --kmemleak the VM scans once the batch ended
 		readarray -t opts < <(printf '%s\n' "${opts[@]}" | sed -E '/^--timeout$/,+1d; /^$/d')
+		[ "${batch_two[$key]}" = 0 ] ||
+			opts+=(--peer "${guest_env}bash tools/vm/guest-batch.sh ${members[*]}")
 		tools/vm/run --results "$dir" --quiet \
 			--timeout $(( batch_timeout[$key] + 60 )) "${opts[@]}" \
 			-- "${guest_env}bash tools/vm/guest-batch.sh ${members[*]}" > "$dir.log" 2>&1
@@ -436,21 +443,26 @@ scenario_result() {
 		grep -h '^vm/' "$dir.log"
 		return 1
 	fi
-	local sd=$dir/a/$s
-	if [ ! -e "$sd/exit-status" ]; then
-		echo "not run to its end: the VM died or timed out (see $dir.log, $dir/a/console.log)"
-		grep -h '^vm/' "$dir.log" | sed 's/^/  /'
-		return 1
-	fi
-	if [ "$(cat "$sd/exit-status")" != 0 ]; then
-		echo "exit status $(cat "$sd/exit-status")$([ "$(cat "$sd/exit-status")" = 137 ] && echo ": killed at its time limit")"
-		bad=1
-	fi
-	if [ -s "$sd/left-behind" ]; then
-		sed 's/^/left behind: /' "$sd/left-behind"
-		bad=1
-	fi
-	tools/vm/verdict "$sd" "$s" || bad=1
+	local vm sd hosts=a
+	[ "${batch_two[$key]}" = 0 ] || hosts="a b"
+	for vm in $hosts; do
+		sd=$dir/$vm/$s
+		if [ ! -e "$sd/exit-status" ]; then
+			echo "host $vm: not run to its end: the VM died or timed out (see $dir.log, $dir/$vm/console.log)"
+			grep -h '^vm/' "$dir.log" | sed 's/^/  /'
+			bad=1
+			continue
+		fi
+		if [ "$(cat "$sd/exit-status")" != 0 ]; then
+			echo "host $vm: exit status $(cat "$sd/exit-status")$([ "$(cat "$sd/exit-status")" = 137 ] && echo ": killed at its time limit")"
+			bad=1
+		fi
+		if [ -s "$sd/left-behind" ]; then
+			sed "s/^/host $vm: left behind: /" "$sd/left-behind"
+			bad=1
+		fi
+		tools/vm/verdict "$sd" "$s" || bad=1
+	done
 	return $bad
 }
 # scenario_output ID: the scenario's own output files
@@ -458,7 +470,7 @@ scenario_output() {
 	local key=${batch_of[$1]} dir
 	dir=$out/run-${run_index[$key]}
 	if [[ $key == batch:* ]]; then
-		echo "$dir/a/${1%@*}/output.log"
+		ls "$dir"/[ab]/"${1%@*}"/output.log 2> /dev/null
 	else
 		ls "$dir"/[ab]/output.log 2> /dev/null
 	fi

@@ -18,6 +18,12 @@
 # scan costs some 10 s here and needs a second one to report, so it is one
 # for the batch, not one per scenario (the report's comm and trace say whose
 # an object was).
+#
+# Two VMs (tools/vm/run --peer, srdma_two=1) run the same batch, each its
+# side of every scenario. A scenario's side starts once the other host has
+# cleared what the one before left, and its barriers and flags live in a
+# shared directory of its own ($SRDMA_SHARED/NAME), so that nothing of one
+# scenario's steps meets another's.
 set -u
 
 root=$SRDMA_RESULTS
@@ -60,12 +66,35 @@ leave_nothing() {
 	done
 }
 
+shared=$SRDMA_SHARED
+peer=b
+[ "$SRDMA_ROLE" = a ] || peer=a
+# start NAME LIMIT: both hosts are there to begin NAME (the scenario's
+# own limit bounds the wait)
+start() {
+	local deadline=$((SECONDS + $2))
+	: > "$shared/$1/start-$SRDMA_ROLE"
+	until [ -e "$shared/$1/start-$peer" ]; do
+		[ $SECONDS -lt $deadline ] || return 1
+		sleep 0.1
+	done
+}
+
 for arg in "$@"; do
 	name=${arg%%:*} limit=${arg#*:}
 	[ "$limit" != "$arg" ] || limit=300
 	dir=$root/$name
 	rm -rf "$dir"
 	mkdir -p "$dir"
+	if [ "${srdma_two:-0}" = 1 ]; then
+		mkdir -p "$shared/$name"
+		export SRDMA_SHARED=$shared/$name
+		if ! start "$name" "$limit"; then
+			echo "the other host did not come to begin $name" > "$dir/output.log"
+			echo 1 > "$dir/exit-status"
+			continue
+		fi
+	fi
 	taint0=$(cat /proc/sys/kernel/tainted)
 	dmesg --clear
 	echo "srdma-batch: $name begins" > /dev/kmsg
