@@ -357,6 +357,7 @@ for key in "${runs_shared[@]}"; do
 		batch_members[$part]= batch_timeout[$part]=0
 		batch_opts[$part]=${batch_opts[$key]}
 		batch_line[$part]=${batch_line[$key]}
+		batch_two[$part]=${batch_two[$key]}
 	done
 	for m in $(tr ' ' '\n' <<< "${batch_members[$key]}" | sort -t: -k2,2nr -s); do
 		l=$(least_loaded)
