@@ -163,18 +163,24 @@ build_tree() {
 debian_headers() {
 	ls -d /usr/src/linux-headers-"$1".*-amd64 | grep -v -e cloud -e rt | sort -V | tail -1
 }
+# build_copy KDIR MAKE_ARGS...: the module built against KDIR in a
+# throw-away copy of the source (the checkout's objects are the guests')
+build_copy() {
+	local kdir=$1 tmp rc; shift
+	tmp=$(mktemp -d)
+	copy_source "$tmp"
+	make -C "$kdir" M="$tmp" "$@" modules
+	rc=$?
+	rm -rf "$tmp"
+	return $rc
+}
 # build_debian_headers LINE: the tree against them
 build_debian_headers() {
-	local hdr tmp
+	local hdr
 	hdr=$(debian_headers "$1")
 	[ -n "$hdr" ] || { echo "no linux-headers-$1.*-amd64"; return 1; }
 	echo "building against $hdr"
-	tmp=$(mktemp -d)
-	copy_source "$tmp"
-	make -C "$hdr" M="$tmp" W=1 modules
-	local rc=$?
-	rm -rf "$tmp"
-	return $rc
+	build_copy "$hdr" W=1
 }
 # build_package LINE: make deb, then the package's source (what DKMS
 # builds) against Debian's headers of LINE
@@ -186,16 +192,6 @@ build_package() {
 	src=$(ls -d results/deb/root/usr/src/srdma-*)
 	echo "building $src against $hdr"
 	make -C "$hdr" M="$repo/$src" SRDMA_KUNIT=n W=1 modules
-}
-# sparse on a copy: the checkout's objects are the guests' modules
-sparse_check() {
-	local tmp rc
-	tmp=$(mktemp -d)
-	copy_source "$tmp"
-	make -C "$kernel/build" M="$tmp" C=2 modules
-	rc=$?
-	rm -rf "$tmp"
-	return $rc
 }
 # srdma_compat.h is where the kernel-version checks live (and only there)
 checkpatch() {
@@ -211,7 +207,8 @@ checkpatch() {
 late_lint() {
 	as_test "build: against Debian's 6.1 linux-headers (W=1, no warning)" \
 		"$out/build-debian.log" no_warnings build_debian_headers 6.1
-	as_test "lint: sparse (C=2, no warning)" "$out/sparse.log" no_warnings sparse_check
+	as_test "lint: sparse (C=2, no warning)" "$out/sparse.log" \
+		no_warnings build_copy "$kernel/build" C=2
 	as_test "lint: checkpatch --strict" "$out/checkpatch.log" checkpatch
 }
 # one after the other: both make the package in results/deb
