@@ -396,22 +396,6 @@ run_vm() {
 			-- "${guest_env}bash tools/scenarios/${key%@*}.sh" > "$dir.log" 2>&1
 	fi
 }
-# Debian's own 6.1 and 6.12 kernels running srdma from the srdma-dkms
-# package's source (Documentation/kernels.md), with the whole suite only:
-# their builds are late tests, their VM pairs run beside the two-VM batch,
-# whose two guests leave about a third of the cores idle
-distro_pid=''
-distro_log=$out/distro.log
-start_distro_tests() {
-	[ $whole = 1 ] && [ -z "$distro_pid" ] || return 0
-	wait_late_tests
-	echo "check: Debian's kernels' VM pairs (beside the next run)"
-	tools/distro/test.sh --run > "$distro_log" 2>&1 &
-	distro_pid=$!
-}
-end_distro_tests() {
-	[ -z "$distro_pid" ] || wait "$distro_pid"
-}
 # SRDMA_GUEST_ENV: shell words (VAR=value ...) set for the scenarios in the
 # guests; make soak sets the scenarios' long settings through it
 guest_env=${SRDMA_GUEST_ENV:+env $SRDMA_GUEST_ENV }
@@ -440,11 +424,9 @@ for ((r = 0; r < ${#runs[@]}; r++)); do
 		running=()
 	fi
 	if [ $r = $(( ${#runs_shared[@]} + ${#runs_alone[@]} )) ]; then
-		echo "check: waiting for the late tests and Debian's kernels (a quiet host for the timed runs)"
+		echo "check: waiting for the late tests (a quiet host for the timed runs)"
 		wait_late_tests
-		end_distro_tests
 	fi
-	[ "${batch_two[$key]}" = 0 ] || start_distro_tests
 	echo "check: run $r (alone): $what"
 	run_vm "$key" "$r"
 done
@@ -565,10 +547,11 @@ for id in "${scenarios[@]}"; do
 	[ "${id%@*}" != kunit ] || kunit_results "$id"
 done
 
+# The late tests, then Debian's own 6.1 and 6.12 kernels running srdma
+# from the srdma-dkms package's source (Documentation/kernels.md), with the
+# whole suite only: their builds were late tests
 end_late_tests
 if [ $whole = 1 ]; then
-	start_distro_tests
-	end_distro_tests
 	distro_tests=0
 	while IFS= read -r line; do
 		echo "$line"
@@ -576,7 +559,7 @@ if [ $whole = 1 ]; then
 		PASS*) passed=$((passed + 1)) distro_tests=$((distro_tests + 1)) ;;
 		FAIL*) failed=$((failed + 1)) distro_tests=$((distro_tests + 1)) ;;
 		esac
-	done < <(grep -E '^(PASS|FAIL|      )' "$distro_log")
-	[ $distro_tests -gt 0 ] || fail "distro: tools/distro/test.sh --run gave no result (log: $distro_log)"
+	done < <(tools/distro/test.sh --run 2>&1 | grep -E '^(PASS|FAIL|      )')
+	[ $distro_tests -gt 0 ] || fail "distro: tools/distro/test.sh --run gave no result"
 fi
 summary
