@@ -1159,6 +1159,92 @@ static void vt_rc_remote_access_error(struct kunit *test)
 	vt_rc_teardown(&rc);
 }
 
+/* FLUSH (ib_send_wr cannot name its target: written as a process does) */
+static int vt_rc_post_flush(struct vt_rc *rc, u64 wr_id, u8 type, u8 level,
+			    u64 remote, u32 len)
+{
+	struct rxe_send_wqe wqe = {
+		.wr.wr_id = wr_id,
+		.wr.opcode = IB_WR_FLUSH,
+		.wr.send_flags = IB_SEND_SIGNALED,
+		.dma.length = len,
+	};
+
+	srdma_wr_flush(&wqe.wr)->remote_addr = remote;
+	srdma_wr_flush(&wqe.wr)->rkey = rc->pd->unsafe_global_rkey;
+	srdma_wr_flush(&wqe.wr)->type = type;
+	srdma_wr_flush(&wqe.wr)->level = level;
+	return srdma_post_send_wqe(rc->a, &wqe);
+}
+
+/*
+ * The responder QP and the global key's MR given @qp_access and
+ * @mr_access besides what vt_rc_setup() gave them
+ */
+static void vt_rc_grant(struct kunit *test, struct vt_rc *rc, int qp_access,
+			int mr_access)
+{
+	struct ib_qp_attr attr = {
+		.qp_access_flags = IB_ACCESS_LOCAL_WRITE |
+				   IB_ACCESS_REMOTE_WRITE |
+				   IB_ACCESS_REMOTE_READ |
+				   IB_ACCESS_REMOTE_ATOMIC | qp_access,
+	};
+	struct srdma_mr *mr;
+
+	KUNIT_ASSERT_EQ(test, ib_modify_qp(rc->b, &attr, IB_QP_ACCESS_FLAGS),
+			0);
+	mr = srdma_mr_get(to_srdma_dev(vt.ibdev), rc->pd->unsafe_global_rkey);
+	KUNIT_ASSERT_NOT_NULL(test, mr);
+	mr->access |= mr_access;
+	srdma_mr_put(mr);
+}
+
+static void vt_rc_flush(struct kunit *test)
+{
+	const struct vt_rc_opts o = { .timeout = 14, .retry_cnt = 7 };
+	struct vt_rc rc;
+
+	/* after a WRITE: a range, then the whole MR (its range ignored) */
+	vt_rc_setup(test, &rc, &o, &o);
+	vt_rc_grant(test, &rc, IB_ACCESS_FLUSH_GLOBAL, IB_ACCESS_FLUSH_GLOBAL);
+	KUNIT_EXPECT_EQ(test, vt_rc_post(&rc, IB_WR_RDMA_WRITE, 1, 3000,
+					 (uintptr_t)rc.dst), 0);
+	KUNIT_EXPECT_EQ(test, vt_rc_post_flush(&rc, 2, IB_FLUSH_GLOBAL,
+					       IB_FLUSH_RANGE,
+					       (uintptr_t)rc.dst, 3000), 0);
+	KUNIT_EXPECT_EQ(test, vt_rc_post_flush(&rc, 3, IB_FLUSH_GLOBAL,
+					       IB_FLUSH_MR, 0, 0), 0);
+	vt_rc_expect(test, &rc, 1, IB_WC_SUCCESS, IB_WC_RDMA_WRITE);
+	vt_rc_expect(test, &rc, 2, IB_WC_SUCCESS, IB_WC_FLUSH);
+	vt_rc_expect(test, &rc, 3, IB_WC_SUCCESS, IB_WC_FLUSH);
+	KUNIT_EXPECT_EQ(test, memcmp(rc.dst, rc.src, 3000), 0);
+	/* a placement type the IBTA does not define: refused before sending */
+	KUNIT_EXPECT_EQ(test, vt_rc_post_flush(&rc, 4, 4, IB_FLUSH_RANGE,
+					       (uintptr_t)rc.dst, 8), 0);
+	vt_rc_expect(test, &rc, 4, IB_WC_LOC_QP_OP_ERR, 0);
+	vt_rc_teardown(&rc);
+
+	/* persistent: the QP grants global only, so an invalid request */
+	vt_rc_setup(test, &rc, &o, &o);
+	vt_rc_grant(test, &rc, IB_ACCESS_FLUSH_GLOBAL, IB_ACCESS_FLUSH_GLOBAL);
+	KUNIT_EXPECT_EQ(test, vt_rc_post_flush(&rc, 1, IB_FLUSH_PERSISTENT,
+					       IB_FLUSH_RANGE,
+					       (uintptr_t)rc.dst, 8), 0);
+	vt_rc_expect(test, &rc, 1, IB_WC_REM_INV_REQ_ERR, 0);
+	KUNIT_EXPECT_EQ(test, vt_state(rc.b, &(struct ib_qp_attr){}),
+			IB_QPS_ERR);
+	vt_rc_teardown(&rc);
+
+	/* the QP allows it, the MR does not: a remote access error */
+	vt_rc_setup(test, &rc, &o, &o);
+	vt_rc_grant(test, &rc, IB_ACCESS_FLUSH_GLOBAL, 0);
+	KUNIT_EXPECT_EQ(test, vt_rc_post_flush(&rc, 1, IB_FLUSH_GLOBAL,
+					       IB_FLUSH_MR, 0, 0), 0);
+	vt_rc_expect(test, &rc, 1, IB_WC_REM_ACCESS_ERR, 0);
+	vt_rc_teardown(&rc);
+}
+
 /* no receive WQE and no RNR retry: the SEND fails after one RNR NAK */
 static void vt_rc_rnr_retry_exceeded(struct kunit *test)
 {
@@ -1717,6 +1803,7 @@ static struct kunit_case vt_cases[] = {
 	KUNIT_CASE(vt_srq_posts_resizes_and_limits),
 	KUNIT_CASE(vt_rc_moves_data),
 	KUNIT_CASE(vt_rc_remote_access_error),
+	KUNIT_CASE(vt_rc_flush),
 	KUNIT_CASE(vt_rc_rnr_retry_exceeded),
 	KUNIT_CASE(vt_rc_retry_exceeded),
 	KUNIT_CASE(vt_rc_error_cqe_after_err_state),

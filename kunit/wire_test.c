@@ -3,8 +3,9 @@
  * KUnit: the RoCEv2 wire format (srdma_hdr.h, srdma_opcode.c,
  * srdma_icrc.c) and the RC timer arithmetic (srdma_timer.c).
  *
- * The ICRC vectors are packets rdma_rxe (Linux 6.1) put on the wire between
- * two VMs, captured with tcpdump: IPv4 header onwards, ICRC included.
+ * The ICRC vectors are packets rdma_rxe (Linux 6.1; the FLUSH 6.12) put on
+ * the wire between two VMs, captured with tcpdump: IPv4 header onwards,
+ * ICRC included.
  */
 #include <kunit/test.h>
 #include <kunit/visibility.h>
@@ -51,6 +52,8 @@ static const struct hdr_case hdr_cases[] = {
 	HC(RC_FETCH_ADD, 40, SRDMA_OP_REQ | SRDMA_OP_ATMETH),
 	HC(RC_ATOMIC_WRITE, 28, SRDMA_OP_REQ | SRDMA_OP_ATOMIC_WRITE |
 	   SRDMA_OP_RETH | SRDMA_OP_PAYLOAD | SRDMA_OP_ONLY),
+	HC(RC_FLUSH, 32, SRDMA_OP_REQ | SRDMA_OP_FLUSH | SRDMA_OP_FETH |
+	   SRDMA_OP_RETH | SRDMA_OP_ONLY),
 	HC(RC_SEND_LAST_WITH_INVALIDATE, 16, SRDMA_OP_IETH),
 	HC(RC_SEND_ONLY_WITH_INVALIDATE, 16, SRDMA_OP_IETH | SRDMA_OP_ONLY),
 	HC(UC_SEND_ONLY, 12, SRDMA_OP_ONLY | SRDMA_OP_SEND),
@@ -85,7 +88,8 @@ static void wire_opcode_test(struct kunit *test)
 	if (flags & SRDMA_OP_RETH)
 		KUNIT_EXPECT_EQ(test, srdma_op_hdr_offset(c->opcode,
 							  SRDMA_OP_RETH),
-				(flags & SRDMA_OP_DETH) ? 20U : 12U);
+				(flags & SRDMA_OP_DETH) ? 20U :
+				(flags & SRDMA_OP_FETH) ? 16U : 12U);
 	if (flags & SRDMA_OP_ATMACK)
 		KUNIT_EXPECT_EQ(test, srdma_op_hdr_offset(c->opcode,
 							  SRDMA_OP_ATMACK), 16U);
@@ -138,8 +142,8 @@ static void wire_unknown_opcodes_test(struct kunit *test)
 				    "opcode %#x", unknown[i]);
 	for (i = 0; i < 256; i++)
 		known += !!srdma_op_flags(i);
-	/* 24 RC (ATOMIC_WRITE among them), 12 UC, 2 UD */
-	KUNIT_EXPECT_EQ(test, known, 38);
+	/* 25 RC (ATOMIC_WRITE and FLUSH among them), 12 UC, 2 UD */
+	KUNIT_EXPECT_EQ(test, known, 39);
 }
 
 static void wire_aeth_test(struct kunit *test)
@@ -256,6 +260,49 @@ static void wire_icrc_vector_test(struct kunit *test)
 }
 
 /*
+ * rdma_rxe 6.12's FLUSH (global, range, 512 bytes): its ICRC runs over the
+ * transport headers twice
+ */
+static const u8 icrc_rxe_flush[] = {
+	0x45, 0x00, 0x00, 0x40, 0xbd, 0x5e, 0x40, 0x00, 0x40, 0x11, 0xf1, 0x26,
+	0xc6, 0x12, 0x00, 0x02, 0xc6, 0x12, 0x00, 0x01, 0xc1, 0xfa, 0x12, 0xb7,
+	0x00, 0x2c, 0x00, 0x00, 0x1c, 0x00, 0xff, 0xff, 0x00, 0x00, 0x00, 0x16,
+	0x80, 0x14, 0xe7, 0xc3, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x55, 0x75,
+	0x84, 0x25, 0x00, 0x00, 0x00, 0x00, 0x08, 0x08, 0x00, 0x00, 0x02, 0x00,
+	0x3f, 0xe9, 0x08, 0x16,
+};
+
+/* srdma takes rdma_rxe's FLUSH ICRC on a FLUSH, and on nothing else */
+static void wire_icrc_rxe_flush_test(struct kunit *test)
+{
+	const u8 *p = icrc_rxe_flush;
+	unsigned int len = sizeof(icrc_rxe_flush);
+	const struct srdma_bth *bth = (const void *)(p + L4_OFFSET);
+	unsigned int bytes = len - L4_OFFSET - SRDMA_ICRC_BYTES;
+	u32 wire = get_unaligned_le32(p + len - SRDMA_ICRC_BYTES);
+	u8 pkt[sizeof(icrc_rxe_flush)];
+
+	KUNIT_EXPECT_EQ(test, bth->opcode, IB_OPCODE_RC_FLUSH);
+	KUNIT_EXPECT_EQ(test, L4_OFFSET + srdma_op_hdr_bytes(bth->opcode) +
+			SRDMA_ICRC_BYTES, len);
+	KUNIT_EXPECT_EQ(test, srdma_icrc_rxe_flush(p, false, bth, bytes), wire);
+	KUNIT_EXPECT_NE(test, icrc_of(p, len), wire);
+	KUNIT_EXPECT_TRUE(test, srdma_icrc_rx_ok(wire, p, false, bth, bytes));
+	KUNIT_EXPECT_TRUE(test, srdma_icrc_rx_ok(icrc_of(p, len), p, false, bth,
+						 bytes));
+	/* the same bytes as another opcode: only the IBTA's ICRC */
+	memcpy(pkt, p, len);
+	pkt[L4_OFFSET] = IB_OPCODE_RC_RDMA_READ_REQUEST;
+	bth = (const void *)(pkt + L4_OFFSET);
+	KUNIT_EXPECT_FALSE(test, srdma_icrc_rx_ok(srdma_icrc_rxe_flush(pkt, false,
+								       bth,
+								       bytes),
+						  pkt, false, bth, bytes));
+	KUNIT_EXPECT_TRUE(test, srdma_icrc_rx_ok(icrc_of(pkt, len), pkt, false,
+						 bth, bytes));
+}
+
+/*
  * The crypto API's crc32, which the ICRC uses, is crc32_le() from any seed,
  * length and alignment; the test kernels have it (CONFIG_CRYPTO_CRC32)
  */
@@ -318,6 +365,7 @@ static struct kunit_case wire_cases[] = {
 	KUNIT_CASE(wire_unknown_opcodes_test),
 	KUNIT_CASE(wire_aeth_test),
 	KUNIT_CASE_PARAM(wire_icrc_vector_test, icrc_gen_params),
+	KUNIT_CASE(wire_icrc_rxe_flush_test),
 	KUNIT_CASE(wire_crc32_crypto_test),
 	KUNIT_CASE(timer_ack_timeout_test),
 	KUNIT_CASE(timer_rnr_delay_test),

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * atomic_write_hosts: ATOMIC_WRITE between two hosts, so that one RDMA
- * device is tested against another (srdma against rdma_rxe of 6.2 and
+ * atomic_write_hosts: ATOMIC_WRITE and FLUSH between two hosts, so that one
+ * RDMA device is tested against another (srdma against rdma_rxe of 6.2 and
  * later: tools/distro/rxe_interop.sh).
  *
  *   atomic_write_hosts DEVICE                  the responder; waits for
@@ -13,8 +13,13 @@
  * RC QP each. The requester makes N_WRITES ATOMIC_WRITEs
  * (ibv_wr_atomic_write()) of distinct values, each to its own 8 bytes of
  * the first MR, one at a time: each must complete with IBV_WC_SUCCESS and
- * opcode IBV_WC_ATOMIC_WRITE. Then one to the second MR, which has no
- * REMOTE_WRITE: it must complete with IBV_WC_REM_ACCESS_ERR. The responder
+ * opcode IBV_WC_ATOMIC_WRITE. Then a FLUSH (placement type global) of the
+ * range written, and one of the whole MR, each IBV_WC_SUCCESS with opcode
+ * IB_UVERBS_WC_FLUSH (librxe 44 has no ibv_wr_flush(): rxe_wr_flush()
+ * writes the WQE as librxe 47 does; the first MR and the responder's QP
+ * grant IB_ACCESS_FLUSH_GLOBAL). Then an ATOMIC_WRITE to the second MR,
+ * which has no REMOTE_WRITE: it must complete with IBV_WC_REM_ACCESS_ERR.
+ * The responder
  * then checks that the first MR holds exactly the values written and that
  * the second is unchanged. Output is TAP; exit status 0 if every check of
  * this end passed, 1 if one failed, 2 if the ends could not connect.
@@ -35,6 +40,7 @@
 
 #include "tap.h"
 #include "rc_pair.h"
+#include "rxe_ring.h"
 
 #define PORT		18620
 #define N_WRITES	64
@@ -154,6 +160,26 @@ static bool atomic_write(struct rc_end *e, unsigned int i, unsigned int rkey,
 	return rc_poll(e->scq, wc, 1, 1, CQE_MS) == 1 && wc->wr_id == i;
 }
 
+/* one FLUSH, signaled; its completion in *@wc */
+static bool flush(struct rc_end *e, unsigned int i, unsigned int rkey,
+		  unsigned long long addr, unsigned int len, uint8_t level,
+		  struct ibv_wc *wc)
+{
+	struct ibv_qp_ex *qpx = ibv_qp_to_qp_ex(e->qp);
+
+	ibv_wr_start(qpx);
+	qpx->wr_id = i;
+	qpx->wr_flags = IBV_SEND_SIGNALED;
+	if (rxe_wr_flush(qpx, rkey, addr, len, FLUSH_GLOBAL, level)) {
+		ibv_wr_abort(qpx);
+		diag("the FLUSH's WQE is not in a send ring");
+		return false;
+	}
+	if (ibv_wr_complete(qpx))
+		return false;
+	return rc_poll(e->scq, wc, 1, 1, CQE_MS) == 1 && wc->wr_id == i;
+}
+
 static void requester(struct rc_end *e, const struct hello *peer)
 {
 	unsigned int i, ok = 0;
@@ -175,6 +201,17 @@ static void requester(struct rc_end *e, const struct hello *peer)
 	check(ok == N_WRITES,
 	      "%u ATOMIC_WRITEs complete: IBV_WC_SUCCESS, IBV_WC_ATOMIC_WRITE",
 	      N_WRITES);
+	for (i = 0; i < 2; i++) {
+		memset(&wc, 0, sizeof(wc));
+		if (!check(flush(e, N_WRITES + 1 + i, peer->rkey[0],
+				 i ? 0 : peer->addr[0], i ? 0 : 8 * N_WRITES,
+				 i ? FLUSH_MR : FLUSH_RANGE, &wc) &&
+			   wc.status == IBV_WC_SUCCESS && wc.opcode == WC_FLUSH,
+			   "FLUSH of %s: IBV_WC_SUCCESS, IB_UVERBS_WC_FLUSH",
+			   i ? "the MR" : "the values' range"))
+			diag("status %s, opcode %d",
+			     ibv_wc_status_str(wc.status), wc.opcode);
+	}
 	memset(&wc, 0, sizeof(wc));
 	atomic_write(e, N_WRITES, peer->rkey[1], peer->addr[1],
 		     value_of(N_WRITES), &wc);
@@ -229,7 +266,8 @@ int main(int argc, char **argv)
 	o.send_ops = IBV_QP_EX_WITH_ATOMIC_WRITE;
 	if (rc_end_create(&e, &d, &o) ||
 	    rc_buf_reg(&mrs[0], d.pd, RC_PAGE_BYTES,
-		       IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE) ||
+		       IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+		       ACCESS_FLUSH_GLOBAL) ||
 	    rc_buf_reg(&mrs[1], d.pd, RC_PAGE_BYTES,
 		       IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ)) {
 		printf("Bail out! no QP or MRs on %s\n", argv[1]);
@@ -237,6 +275,7 @@ int main(int argc, char **argv)
 	}
 	rc_fill(mrs[1].p, mrs[1].len, 1);
 	rc_conn_default(&c, getpid() * 7919);
+	c.access |= ACCESS_FLUSH_GLOBAL;
 	me.qpn = e.qp->qp_num;
 	me.psn = c.sq_psn;
 	me.mtu = d.port.active_mtu;

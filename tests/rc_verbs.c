@@ -32,10 +32,12 @@
  *    MR without REMOTE_WRITE; RDMA_READ of an MR without REMOTE_READ; a
  *    SEND bigger than the receive; ATOMIC_WRITE (ibv_wr_atomic_write(),
  *    which the device must report) that succeeds, and to an unaligned
- *    address, an MR and a QP without REMOTE_WRITE; memory windows of type
- *    1 and 2 (bound, written and read through, an MR with a bound window
- *    not deregistered, SEND_WITH_INV of a type 2 window's key and access
- *    after it refused, a bind to an MR without MW_BIND, a window
+ *    address, an MR and a QP without REMOTE_WRITE; FLUSH (rxe_wr_flush())
+ *    of a range and of an MR that succeed (kernels 6.2 and later), past the
+ *    MR, to an MR and a QP without FLUSH access, of type persistent;
+ *    memory windows of type 1 and 2 (bound, written and read through, an
+ *    MR with a bound window not deregistered, SEND_WITH_INV of a type 2
+ *    window's key and access after it refused, a bind to an MR without MW_BIND, a window
  *    invalidated by another QP, deallocated (type 1 and 2) and bound again
  *    elsewhere in its MR (type 1; type 2 invalidated first) while WRITEs go
  *    through it: no byte after the invalidation's completion, the return
@@ -88,10 +90,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/utsname.h>
 #include <unistd.h>
+
+#include <rdma/ib_user_verbs.h>
 
 #include "tap.h"
 #include "rc_pair.h"
+#include "rxe_ring.h"
 
 #define RUN_TIMEOUT_S		120	/* the whole program; then bail out */
 #define CQE_TIMEOUT_MS		5000	/* a completion that must come */
@@ -134,6 +141,7 @@ static const char RXE_LEN_RESP[] =
 	"IBV_WC_LOC_QP_OP_ERR: the responder takes it for a malformed WQE";
 static const char RXE_RETRY_7[] = "retry_cnt 7 retries for ever";
 static const char RXE_NO_ATOMIC_WRITE[] = "rdma_rxe before 6.2 has no ATOMIC_WRITE";
+static const char RXE_NO_FLUSH[] = "rdma_rxe before 6.2 has no FLUSH";
 static const char RXE_MR_END[] =
 	"rxe_mr_copy() reads past its map array (KASAN) on the last page of an MR of 256*n pages";
 
@@ -790,6 +798,385 @@ static void test_atomic_write(struct test *t)
 	atomic_write(t, AW_UNALIGNED);
 	atomic_write(t, AW_NO_MR_WRITE);
 	atomic_write(t, AW_NO_QP_WRITE);
+}
+
+/* a signaled FLUSH from a to @len bytes at @addr by @rkey */
+static bool post_flush(struct test *t, struct rc_pair *p, unsigned int rkey,
+		       uint64_t addr, uint32_t len, uint8_t type, uint8_t level,
+		       const char *what)
+{
+	struct ibv_qp_ex *qpx = ibv_qp_to_qp_ex(p->a.qp);
+
+	ibv_wr_start(qpx);
+	qpx->wr_id = next_wr_id(t);
+	qpx->wr_flags = IBV_SEND_SIGNALED;
+	if (!check(!rxe_wr_flush(qpx, rkey, addr, len, type, level),
+		   "%s: the WQE is in the send ring", what)) {
+		ibv_wr_abort(qpx);
+		return false;
+	}
+	return check(!ibv_wr_complete(qpx), "%s: ibv_wr_complete()", what);
+}
+
+enum flush_case {
+	FL_OK,
+	FL_OUT_OF_MR,
+	FL_NO_MR_FLUSH,
+	FL_NO_QP_FLUSH,
+	FL_PERSISTENT,
+};
+
+/*
+ * flush() - on a fresh pair, FLUSHes from a to b's memory: FL_OK one of
+ * a range and one of the whole MR (level MR, its RETH's range outside the
+ * MR: not looked at), both IBV_WC_SUCCESS with opcode IB_UVERBS_WC_FLUSH;
+ * the other cases one that fails with the status of the responder's NAK,
+ * both QPs in ERR. b's QP grants IB_ACCESS_FLUSH_GLOBAL but for
+ * FL_NO_QP_FLUSH, and never IB_ACCESS_FLUSH_PERSISTENT, which srdma does
+ * not offer.
+ */
+static void flush(struct test *t, enum flush_case c, bool mr_flush)
+{
+	static const struct {
+		const char *what;
+		enum ibv_wc_status status;
+	} cases[] = {
+		[FL_OK] = { "FLUSH of a range and of an MR", IBV_WC_SUCCESS },
+		[FL_OUT_OF_MR] = { "FLUSH of a range past the MR",
+				   IBV_WC_REM_ACCESS_ERR },
+		[FL_NO_MR_FLUSH] = { "FLUSH of an MR without FLUSH_GLOBAL",
+				     IBV_WC_REM_ACCESS_ERR },
+		[FL_NO_QP_FLUSH] = { "FLUSH to a QP without FLUSH_GLOBAL",
+				     IBV_WC_REM_INV_REQ_ERR },
+		[FL_PERSISTENT] = { "FLUSH of placement type persistent",
+				    IBV_WC_REM_INV_REQ_ERR },
+	};
+	const char *what = cases[c].what;
+	struct rc_buf mr = { 0 };
+	struct rc_pair p;
+	struct rc_qp_opts o = t->opts;
+	struct want_wc w;
+	struct ibv_wc wc;
+	unsigned int rkey = t->bb.mr->rkey;
+	uint64_t addr = (uintptr_t)t->bb.p;
+
+	o.send_ops = IBV_QP_EX_WITH_ATOMIC_WRITE;
+	if (!make_pair(t, &p, &o, what))
+		return;
+	p.cb.access = RC_ACCESS_ALL |
+		      (c == FL_NO_QP_FLUSH ? 0 : ACCESS_FLUSH_GLOBAL);
+	if (!connect_pair(&p, what))
+		goto out;
+	if (mr_flush) {
+		if (!check(!rc_buf_reg(&mr, t->db->pd, RC_PAGE_BYTES,
+				       RC_ACCESS_ALL | ACCESS_FLUSH_GLOBAL),
+			   "%s: an MR with IB_ACCESS_FLUSH_GLOBAL", what))
+			goto out;
+		rkey = mr.mr->rkey;
+		addr = (uintptr_t)mr.p;
+	}
+	if (c == FL_OK) {
+		if (post_flush(t, &p, rkey, addr + 8, 64, FLUSH_GLOBAL,
+			       FLUSH_RANGE, what)) {
+			w = want_ok(t->wr_id, p.a.qp, WC_FLUSH, -1);
+			check_wc(p.a.scq, &w, &wc, "%s: range: IBV_WC_SUCCESS",
+				 what);
+		}
+		if (post_flush(t, &p, rkey, 0, 0, FLUSH_GLOBAL, FLUSH_MR,
+			       what)) {
+			w = want_ok(t->wr_id, p.a.qp, WC_FLUSH, -1);
+			check_wc(p.a.scq, &w, &wc, "%s: MR: IBV_WC_SUCCESS",
+				 what);
+		}
+		check_state(p.b.qp, IBV_QPS_RTS, "%s: responder QP in RTS",
+			    what);
+		goto out;
+	}
+	if (!post_flush(t, &p, rkey, c == FL_OUT_OF_MR ? addr + 8 : addr,
+			c == FL_OUT_OF_MR ? RC_PAGE_BYTES : 64,
+			c == FL_PERSISTENT ? FLUSH_PERSISTENT : FLUSH_GLOBAL,
+			FLUSH_RANGE, what))
+		goto out;
+	w = want_err(t->wr_id, p.a.qp, cases[c].status);
+	check_wc(p.a.scq, &w, &wc, "%s: requester completion %s", what,
+		 ibv_wc_status_str(cases[c].status));
+	check_state(p.a.qp, IBV_QPS_ERR, "%s: requester QP in ERR", what);
+	check_state(p.b.qp, IBV_QPS_ERR, "%s: responder QP in ERR", what);
+out:
+	drain_async(t);
+	rc_pair_destroy(&p);
+	rc_buf_free(&mr);
+}
+
+/* the kernel's ib_core takes IB_ACCESS_FLUSH_* for MRs since 6.2 */
+static bool kernel_takes_flush_mrs(void)
+{
+	struct utsname u;
+	unsigned int major, minor;
+
+	return !uname(&u) && sscanf(u.release, "%u.%u", &major, &minor) == 2 &&
+	       (major > 6 || (major == 6 && minor >= 2));
+}
+
+/*
+ * test_flush() - the device says it has FLUSH (placement type global), and
+ * it works as IBTA annex A19 and rdma_rxe 6.2 have it. A kernel before 6.2
+ * refuses an MR with FLUSH access, so that only the refusals are served.
+ */
+static void test_flush(struct test *t)
+{
+	struct ibv_device_attr_ex attr;
+	struct ibv_mr *mr;
+	bool has;
+
+	memset(&attr, 0, sizeof(attr));
+	has = !ibv_query_device_ex(t->db->ctx, NULL, &attr) &&
+	      (attr.device_cap_flags_ex & DEVICE_FLUSH_GLOBAL);
+	if (!has && t->rxe) {
+		skip(RXE_NO_FLUSH, "FLUSH");
+		return;
+	}
+	if (!check(has, "the device reports IB_UVERBS_DEVICE_FLUSH_GLOBAL"))
+		return;
+	if (!kernel_takes_flush_mrs()) {
+		mr = ibv_reg_mr(t->db->pd, t->bb.p, RC_PAGE_BYTES,
+				RC_ACCESS_ALL | ACCESS_FLUSH_GLOBAL);
+		check(!mr && errno == EINVAL,
+		      "kernel before 6.2: ibv_reg_mr() with IB_ACCESS_FLUSH_GLOBAL fails with EINVAL");
+		if (mr)
+			ibv_dereg_mr(mr);
+	} else {
+		flush(t, FL_OK, true);
+		flush(t, FL_OUT_OF_MR, true);
+	}
+	flush(t, FL_NO_MR_FLUSH, false);
+	flush(t, FL_NO_QP_FLUSH, false);
+	flush(t, FL_PERSISTENT, false);
+}
+
+/*
+ * rereg_mr() - ibv_rereg_mr(3) as ib_uverbs takes it: librxe has no
+ * rereg_mr operation in any rdma-core, so libibverbs answers EOPNOTSUPP
+ * itself; the command is written to the context's uverbs file instead.
+ * The MR's keys after it in *@lkey and *@rkey. Return: 0 or an errno value.
+ */
+static int rereg_mr(struct ibv_mr *mr, unsigned int flags, void *addr,
+		    size_t length, unsigned int access, struct ibv_pd *pd,
+		    unsigned int *lkey, unsigned int *rkey)
+{
+	struct {
+		struct ib_uverbs_cmd_hdr hdr;
+		struct ib_uverbs_rereg_mr cmd;
+	} req;
+	struct ib_uverbs_rereg_mr_resp resp;
+
+	memset(&req, 0, sizeof(req));
+	memset(&resp, 0, sizeof(resp));
+	req.hdr.command = IB_USER_VERBS_CMD_REREG_MR;
+	req.hdr.in_words = sizeof(req) / 4;
+	req.hdr.out_words = sizeof(resp) / 4;
+	req.cmd.response = (uintptr_t)&resp;
+	req.cmd.mr_handle = mr->handle;
+	req.cmd.flags = flags;
+	req.cmd.start = (uintptr_t)addr;
+	req.cmd.length = length;
+	req.cmd.hca_va = (uintptr_t)addr;
+	req.cmd.pd_handle = pd ? pd->handle : 0;
+	req.cmd.access_flags = access;
+	if (write(mr->context->cmd_fd, &req, sizeof(req)) != sizeof(req))
+		return errno;
+	*lkey = resp.lkey;
+	*rkey = resp.rkey;
+	return 0;
+}
+
+#define REREG_BYTES	(4 * RC_PAGE_BYTES)
+#define REREG_ACCESS_RO	IBV_ACCESS_REMOTE_READ	/* pins for reading only */
+
+/* rereg_ok() - rereg_mr() succeeds and leaves @mr's keys as they were */
+static bool rereg_ok(struct ibv_mr *mr, unsigned int flags, void *addr,
+		     size_t length, unsigned int access, struct ibv_pd *pd,
+		     const char *what)
+{
+	unsigned int lkey = 0, rkey = 0;
+	int err;
+
+	err = rereg_mr(mr, flags, addr, length, access, pd, &lkey, &rkey);
+	if (!check(!err, "rereg: %s", what)) {
+		diag("%s", strerror(err));
+		return false;
+	}
+	return check(lkey == mr->lkey && rkey == mr->rkey,
+		     "rereg: %s: keys unchanged", what);
+}
+
+/*
+ * test_rereg() - re-registration of b's MR (ibv_rereg_mr(3)) between
+ * RDMA operations from a through its rkey: new memory (the old keeps what
+ * it had), a length of 0 refused with nothing changed, REMOTE_WRITE taken
+ * away (a READ still works), new memory never touched while read only,
+ * then REMOTE_WRITE given back (a WRITE lands where the process sees it),
+ * and a new PD (a WRITE from the old PD's QP then fails, both QPs in ERR). Return: false if the device has no
+ * re-registration (rdma_rxe, skipped).
+ */
+static bool test_rereg(struct test *t)
+{
+	const unsigned int rw = IBV_ACCESS_LOCAL_WRITE |
+				IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
+	unsigned char *x, *y = NULL, *z;
+	unsigned int lkey, rkey;
+	struct ibv_pd *pd2 = NULL;
+	struct ibv_mr *mr = NULL;
+	bool supported = true;
+	struct rc_pair p;
+	int err;
+
+	if (!make_pair(t, &p, &t->opts, "rereg"))
+		return true;
+	if (!connect_pair(&p, "rereg"))
+		goto out;
+	x = t->bb.p + SCRATCH_OFF;
+	y = mmap(NULL, 2 * REREG_BYTES, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (!check(y != MAP_FAILED, "rereg: mmap"))
+		goto out;
+	z = y + REREG_BYTES;		/* never touched by this process */
+	mr = ibv_reg_mr(t->db->pd, x, REREG_BYTES, rw);
+	if (!check(mr, "rereg: register the MR"))
+		goto out;
+	err = rereg_mr(mr, IBV_REREG_MR_CHANGE_ACCESS, NULL, 0, rw, NULL,
+		       &lkey, &rkey);
+	if (err == EOPNOTSUPP && t->rxe) {
+		skip("rdma_rxe has no rereg_user_mr", "re-registration");
+		supported = false;
+		goto out;
+	}
+	if (!check(!err, "rereg: the same access again"))
+		goto out;
+	rdma_at(t, &p, IBV_WR_RDMA_WRITE, mr->rkey, x, 512, IBV_WC_SUCCESS,
+		"rereg: WRITE before");
+	memcpy(t->ba.p + SCRATCH_OFF, x, 512);	/* what x holds now */
+
+	if (!rereg_ok(mr, IBV_REREG_MR_CHANGE_TRANSLATION, y, REREG_BYTES,
+		      0, NULL, "new memory"))
+		goto out;
+	rdma_at(t, &p, IBV_WR_RDMA_WRITE, mr->rkey, y + 100, 3000,
+		IBV_WC_SUCCESS, "rereg: WRITE into the new memory");
+	check(!memcmp(x, t->ba.p + SCRATCH_OFF, 512),
+	      "rereg: the old memory keeps its bytes");
+	check(rereg_mr(mr, IBV_REREG_MR_CHANGE_TRANSLATION, y, 0, 0, NULL,
+		       &lkey, &rkey) == EINVAL,
+	      "rereg: a length of 0 is refused (EINVAL)");
+	rdma_at(t, &p, IBV_WR_RDMA_READ, mr->rkey, y + 8, 700, IBV_WC_SUCCESS,
+		"rereg: READ after the refusal: the MR is as it was");
+
+	if (!rereg_ok(mr, IBV_REREG_MR_CHANGE_ACCESS, NULL, 0,
+		      REREG_ACCESS_RO, NULL, "REMOTE_WRITE taken away"))
+		goto out;
+	rdma_at(t, &p, IBV_WR_RDMA_READ, mr->rkey, y + 16, 900, IBV_WC_SUCCESS,
+		"rereg: READ of the read-only MR");
+	if (!rereg_ok(mr, IBV_REREG_MR_CHANGE_TRANSLATION, z, REREG_BYTES, 0,
+		      NULL, "read only, memory never touched"))
+		goto out;
+	if (!rereg_ok(mr, IBV_REREG_MR_CHANGE_ACCESS, NULL, 0, rw, NULL,
+		      "REMOTE_WRITE given back"))
+		goto out;
+	rdma_at(t, &p, IBV_WR_RDMA_WRITE, mr->rkey, z + RC_PAGE_BYTES, 2000,
+		IBV_WC_SUCCESS, "rereg: WRITE into memory pinned again");
+
+	pd2 = ibv_alloc_pd(t->db->ctx);
+	if (!check(pd2, "rereg: a second PD") ||
+	    !rereg_ok(mr, IBV_REREG_MR_CHANGE_PD, NULL, 0, 0, pd2,
+		      "another PD"))
+		goto out;
+	rdma_at(t, &p, IBV_WR_RDMA_WRITE, mr->rkey, z, 64,
+		IBV_WC_REM_ACCESS_ERR, "rereg: WRITE from a QP of the old PD");
+	check_state(p.b.qp, IBV_QPS_ERR, "rereg: responder QP in ERR");
+out:
+	drain_async(t);
+	rc_pair_destroy(&p);
+	if (mr)
+		ibv_dereg_mr(mr);
+	if (pd2)
+		ibv_dealloc_pd(pd2);
+	if (y && y != MAP_FAILED)
+		munmap(y, 2 * REREG_BYTES);
+	return supported;
+}
+
+#define REREG_RACE_WRS		48
+#define REREG_RACE_BYTES	(256 * 1024)	/* of the MR; a WRITE: a 4th */
+
+/*
+ * test_rereg_race() - b's MR moved to new memory while WRITEs into the old
+ * stream in: each completes, or fails with IBV_WC_REM_ACCESS_ERR (an
+ * access that came while the MR changed, or after, to an address no
+ * longer in it) and the rest are flushed; the QPs of a new pair then write
+ * into the new memory through the same rkey
+ */
+static void test_rereg_race(struct test *t)
+{
+	const unsigned int rw = IBV_ACCESS_LOCAL_WRITE |
+				IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
+	unsigned char *x = t->bb.p + SCRATCH_OFF;
+	unsigned char *y = x + REREG_RACE_BYTES;
+	unsigned int i, n, ok = 0, failed = 0, flushed = 0, other = 0;
+	struct ibv_wc wc[REREG_RACE_WRS];
+	struct ibv_mr *mr;
+	struct ibv_send_wr wr;
+	struct ibv_sge sge;
+	struct rc_pair p;
+
+	mr = ibv_reg_mr(t->db->pd, x, REREG_RACE_BYTES, rw);
+	if (!check(mr, "rereg race: register the MR"))
+		return;
+	if (!make_pair(t, &p, &t->opts, "rereg race"))
+		goto out_mr;
+	if (!connect_pair(&p, "rereg race"))
+		goto out;
+	sge = rc_sge(&t->ba, SRC_OFF, REREG_RACE_BYTES / 4);
+	for (i = 0; i < REREG_RACE_WRS; i++) {
+		wr = rc_send_wr(next_wr_id(t), IBV_WR_RDMA_WRITE, &sge, 1,
+				IBV_SEND_SIGNALED,
+				(uintptr_t)x + (i % 4) * (REREG_RACE_BYTES / 4),
+				mr->rkey);
+		if (rc_post_send(p.a.qp, &wr))
+			break;
+	}
+	if (!check(i == REREG_RACE_WRS, "rereg race: %u WRITEs posted",
+		   REREG_RACE_WRS) ||
+	    !rereg_ok(mr, IBV_REREG_MR_CHANGE_TRANSLATION, y, REREG_RACE_BYTES,
+		      0, NULL, "new memory under WRITEs"))
+		goto out;
+	n = rc_poll(p.a.scq, wc, REREG_RACE_WRS, REREG_RACE_WRS,
+		    CQE_TIMEOUT_MS);
+	for (i = 0; i < n; i++) {
+		if (wc[i].status == IBV_WC_SUCCESS && !failed)
+			ok++;
+		else if (wc[i].status == IBV_WC_REM_ACCESS_ERR && !failed)
+			failed++;
+		else if (wc[i].status == IBV_WC_WR_FLUSH_ERR && failed)
+			flushed++;
+		else
+			other++;
+	}
+	diag("rereg race: %u WRITEs completed, %u failed, %u flushed", ok,
+	     failed, flushed);
+	check(n == REREG_RACE_WRS && !other,
+	      "rereg race: %u completions: successes, then a remote access error and flushes",
+	      REREG_RACE_WRS);
+	drain_async(t);
+	rc_pair_destroy(&p);
+	if (!make_pair(t, &p, &t->opts, "rereg race, a new pair"))
+		goto out_mr;
+	if (connect_pair(&p, "rereg race, a new pair"))
+		rdma_at(t, &p, IBV_WR_RDMA_WRITE, mr->rkey, y + 4, 3000,
+			IBV_WC_SUCCESS, "rereg race: WRITE into the new memory");
+out:
+	drain_async(t);
+	rc_pair_destroy(&p);
+out_mr:
+	ibv_dereg_mr(mr);
 }
 
 #define MW_BYTES	64
@@ -2570,6 +2957,9 @@ int main(int argc, char **argv)
 	test_access(t, NO_REMOTE_WRITE);
 	test_access(t, NO_REMOTE_READ);
 	test_atomic_write(t);
+	test_flush(t);
+	if (test_rereg(t))
+		test_rereg_race(t);
 	test_mw(t);
 	test_mw_race(t, "MW invalidated under WRITEs", CUT_LOCAL_INV,
 		     IBV_MW_TYPE_2);

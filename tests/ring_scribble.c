@@ -66,31 +66,9 @@
 #include <unistd.h>
 #include <rdma/ib_user_verbs.h>
 
-#if __has_include("rdma/rdma_user_rxe.h")
-#include <rdma/rdma_user_rxe.h>
-#else
-/* The rxe ABI's ring header, as include/uapi/rdma/rdma_user_rxe.h has it */
-struct rxe_queue_buf {
-	__u32 log2_elem_size;
-	__u32 index_mask;
-	__u32 pad_1[30];
-	__u32 producer_index;
-	__u32 pad_2[31];
-	__u32 consumer_index;
-	__u32 pad_3[31];
-	__u8 data[];
-};
-#endif
-
 #include "tap.h"
 #include "rc_pair.h"
-
-static_assert(offsetof(struct rxe_queue_buf, producer_index) == 128,
-	      "producer index on the second cache line");
-static_assert(offsetof(struct rxe_queue_buf, consumer_index) == 256,
-	      "consumer index on the third cache line");
-static_assert(offsetof(struct rxe_queue_buf, data) == 384,
-	      "elements after the indices");
+#include "rxe_ring.h"
 
 #define DEFAULT_DEVICE		"srdma0"
 #define DEFAULT_SEED		20261122ULL
@@ -118,7 +96,6 @@ static_assert(offsetof(struct rxe_queue_buf, data) == 384,
 #define MAX_CHAIN		4	/* work requests per post */
 #define MAX_POLL		16
 #define MAX_SCRIBBLE_BYTES	64
-#define MAX_MAPS		64
 #define RAW_BYTES		256	/* a raw uverbs command */
 #define QUERY_MASK		(IBV_QP_STATE | IBV_QP_CAP | IBV_QP_AV | \
 				 IBV_QP_SQ_PSN | IBV_QP_RQ_PSN)
@@ -201,37 +178,6 @@ static unsigned int nasty32(struct rng *r, unsigned int mask)
 }
 
 /* Rings, found in /proc/self/maps */
-
-struct mapping {
-	unsigned long start, end, pgoff;
-};
-
-struct maps {
-	unsigned int n;
-	struct mapping m[MAX_MAPS];
-};
-
-/* read_maps() - the mappings of uverbs device files in this process */
-static void read_maps(struct maps *maps)
-{
-	char line[512];
-	FILE *f;
-
-	maps->n = 0;
-	f = fopen("/proc/self/maps", "r");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f) && maps->n < MAX_MAPS) {
-		struct mapping *m = &maps->m[maps->n];
-
-		if (!strstr(line, "/dev/infiniband/uverbs"))
-			continue;
-		if (sscanf(line, "%lx-%lx %*s %lx", &m->start, &m->end,
-			   &m->pgoff) == 3)
-			maps->n++;
-	}
-	fclose(f);
-}
 
 static bool maps_have(const struct maps *maps, const struct mapping *m)
 {

@@ -4,8 +4,9 @@
 # host a runs srdma, host b that kernel's own rdma_rxe (the two cannot share
 # a kernel), and they talk both ways: stock RC tools with the data checked
 # (ibv_rc_pingpong -c, ib_write_bw, ib_read_lat), then
-# tests/atomic_write_hosts (ATOMIC_WRITE, which rdma_rxe has since 6.2:
-# values placed, an MR without REMOTE_WRITE refused), then RoCEv2 over
+# tests/atomic_write_hosts (ATOMIC_WRITE and FLUSH, which rdma_rxe has
+# since 6.2: values placed, their range and their MR flushed, an MR without
+# REMOTE_WRITE refused), then RoCEv2 over
 # IPv6 (RC, UD, rdma_cm).
 prog=$(dirname "$0")/../../tests/bin/atomic_write_hosts
 . "$(dirname "$0")/../scenarios/lib.sh"

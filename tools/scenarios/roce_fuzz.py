@@ -30,8 +30,8 @@ Families (FAMILY, or "list" to print them):
   psn        requests at PSNs outside the window, and duplicates
   reth       WRITE and READ requests with wrong keys, wrapping addresses,
              lengths of 0, 2^31 and 2^32-1, payloads past the path MTU
-  atomic     unaligned atomics and ATOMIC_WRITEs, wrong keys, at and past
-             the MR's end
+  atomic     unaligned atomics, ATOMIC_WRITEs and FLUSHes, wrong keys, at
+             and past the MR's end
   acks       ACKs, NAKs of every syndrome, read responses and atomic ACKs
              with random MSNs at PSNs in and out of the window
   ud         datagrams with the wrong Q_Key, longer than the MTU, with
@@ -78,28 +78,29 @@ PKEY_DEFAULT = 0xFFFF
 MULTICAST_QPN = 0xFFFFFF
 
 # opcode -> its headers after the BTH, in order (IBTA 9.2)
-HEADER_BYTES = {"RETH": 16, "AETH": 4, "ATOMETH": 28, "ATOMACK": 8,
-                "DETH": 8, "IMM": 4, "IETH": 4}
+HEADER_BYTES = {"FETH": 4, "RETH": 16, "AETH": 4, "ATOMETH": 28,
+                "ATOMACK": 8, "DETH": 8, "IMM": 4, "IETH": 4}
 RC_OPS = {
     0x00: (), 0x01: (), 0x02: (), 0x03: ("IMM",), 0x04: (), 0x05: ("IMM",),
     0x06: ("RETH",), 0x07: (), 0x08: (), 0x09: ("IMM",), 0x0A: ("RETH",),
     0x0B: ("RETH", "IMM"), 0x0C: ("RETH",), 0x0D: ("AETH",), 0x0E: (),
     0x0F: ("AETH",), 0x10: ("AETH",), 0x11: ("AETH",),
     0x12: ("AETH", "ATOMACK"), 0x13: ("ATOMETH",), 0x14: ("ATOMETH",),
-    0x16: ("IETH",), 0x17: ("IETH",), 0x1D: ("RETH",),
+    0x16: ("IETH",), 0x17: ("IETH",), 0x1C: ("FETH", "RETH"),
+    0x1D: ("RETH",),
 }
 UC_OPS = {0x20 | op: RC_OPS[op] for op in (0, 1, 2, 3, 4, 5, 6, 7, 8, 9,
                                            0x0A, 0x0B)}
 UD_OPS = {0x64: ("DETH",), 0x65: ("DETH", "IMM")}
 OPS = {**RC_OPS, **UC_OPS, **UD_OPS}
 # opcodes that carry no payload
-NO_PAYLOAD = {0x0C, 0x11, 0x12, 0x13, 0x14}
+NO_PAYLOAD = {0x0C, 0x11, 0x12, 0x13, 0x14, 0x1C}
 RC_REQUESTS = {op for op in RC_OPS
-               if op <= 0x0C or op in (0x13, 0x14, 0x16, 0x17, 0x1D)}
+               if op <= 0x0C or op in (0x13, 0x14, 0x16, 0x17, 0x1C, 0x1D)}
 RC_RESPONSES = {0x0D, 0x0E, 0x0F, 0x10, 0x11, 0x12}
 READ_REQUEST, READ_RESP_ONLY, ACK, ATOMIC_ACK = 0x0C, 0x10, 0x11, 0x12
 WRITE_FIRST, WRITE_ONLY, COMPARE_SWAP, FETCH_ADD = 0x06, 0x0A, 0x13, 0x14
-ATOMIC_WRITE = 0x1D
+FLUSH, ATOMIC_WRITE = 0x1C, 0x1D
 SEND_ONLY, UD_SEND_ONLY, UC_SEND_ONLY = 0x04, 0x64, 0x24
 
 
@@ -140,6 +141,9 @@ def ext_headers(opcode, t, rng):
             out += atometh(t.get("va", 0), t.get("rkey", 0))
         elif h == "DETH":
             out += deth(t.get("qkey", 0), 0x42)
+        elif h == "FETH":
+            # placement type global, selectivity range or MR
+            out += struct.pack("!I", 1 | rng.randrange(2) << 4)
         else:
             out += bytes(rng.randrange(256) for _ in range(HEADER_BYTES[h]))
     return out
@@ -451,13 +455,13 @@ def family_reth(link, rng, exp):
 def family_atomic(link, rng, exp):
     r = link.targets["reth"]
     va, rkey, length = r["va"], r["rkey"], r["len"]
-    # the traffic under attack grants no atomic access, and each address
-    # or key is wrong for an ATOMIC_WRITE (which needs REMOTE_WRITE): each
-    # is refused
+    # the traffic under attack grants no atomic or FLUSH access, and each
+    # address or key is wrong for an ATOMIC_WRITE (which needs
+    # REMOTE_WRITE): each is refused
     for k, a in ((rkey, va + 1), (rkey, va + 4), (rkey, va + length - 4),
                  (rkey, va + length), (rkey ^ 0x5A, va), (rkey, 2**64 - 8),
                  (rkey, 2**64 - 4), (0, 0)):
-        for op in (COMPARE_SWAP, FETCH_ADD, ATOMIC_WRITE):
+        for op in (COMPARE_SWAP, FETCH_ADD, ATOMIC_WRITE, FLUSH):
             payload = b"\x66" * 8 if op == ATOMIC_WRITE else b""
             for d in (-1, 0, 1):
                 body = request(op, dict(r, va=a, rkey=k, len=8),

@@ -416,7 +416,7 @@ enum srdma_res_kind {
 	SRDMA_RES_FREE,
 	SRDMA_RES_READ,
 	SRDMA_RES_ATOMIC,
-	SRDMA_RES_ATOMIC_WRITE,
+	SRDMA_RES_NO_PAYLOAD,		/* ATOMIC WRITE, FLUSH */
 };
 
 /**
@@ -614,7 +614,8 @@ enum srdma_mr_kind {
  *       registered (REG_MR sets it, invalidation clears it), or a window
  *       is not bound
  * @num_mw: memory windows bound to it (under srdma_dev.mw_lock)
- * @dying: being deregistered: no window may bind to it (under mw_lock)
+ * @dying: being deregistered or re-registered: no window may bind to it
+ *         (under mw_lock)
  */
 struct srdma_mr {
 	struct ib_mr ibmr;
@@ -679,14 +680,32 @@ static inline enum ib_qp_state srdma_qp_state(struct srdma_qp *qp)
 }
 
 /*
- * A READ, an atomic or an ATOMIC WRITE: takes a responder resource, so is
- * limited by max_rd_atomic, and is answered by a response of its own
+ * A READ, an atomic, an ATOMIC WRITE or a FLUSH: takes a responder
+ * resource, so is limited by max_rd_atomic, and is answered by a response
+ * of its own
  */
 static inline bool srdma_wr_is_rd_atomic(u32 opcode)
 {
 	return opcode == IB_WR_RDMA_READ || opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
 	       opcode == IB_WR_ATOMIC_FETCH_AND_ADD ||
-	       opcode == IB_WR_ATOMIC_WRITE;
+	       opcode == IB_WR_ATOMIC_WRITE || opcode == IB_WR_FLUSH;
+}
+
+/* answered by one READ response without payload (IBTA A19) */
+static inline bool srdma_wr_is_no_payload_rd(u32 opcode)
+{
+	return opcode == IB_WR_ATOMIC_WRITE || opcode == IB_WR_FLUSH;
+}
+
+/*
+ * A FLUSH's placement type (one or both of IB_FLUSH_GLOBAL and
+ * IB_FLUSH_PERSISTENT) and selectivity level (IB_FLUSH_RANGE or
+ * IB_FLUSH_MR) are ones the IBTA defines
+ */
+static inline bool srdma_flush_target_ok(u32 type, u32 level)
+{
+	return type && !(type & ~(IB_FLUSH_GLOBAL | IB_FLUSH_PERSISTENT)) &&
+	       level <= IB_FLUSH_MR;
 }
 
 /* an atomic answered by an atomic ACK (the others get READ responses) */
@@ -771,6 +790,9 @@ int srdma_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		    const struct ib_recv_wr **bad_wr);
 int srdma_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 			const struct ib_recv_wr **bad_wr);
+#if IS_ENABLED(CONFIG_KUNIT)
+int srdma_post_send_wqe(struct ib_qp *ibqp, const struct rxe_send_wqe *wqe);
+#endif
 
 /* srdma_ah.c */
 int srdma_av_from_attr(struct srdma_dev *sdev, struct srdma_av *av,
@@ -803,6 +825,9 @@ struct ib_mr *srdma_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 int srdma_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 		    unsigned int *sg_offset);
 int srdma_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+struct ib_mr *srdma_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
+				  u64 length, u64 iova, int access,
+				  struct ib_pd *ibpd, struct ib_udata *udata);
 int srdma_mr_check_access(int access);
 #if IS_ENABLED(CONFIG_KUNIT)
 u32 srdma_mr_make_key(u32 index, u8 key_byte);

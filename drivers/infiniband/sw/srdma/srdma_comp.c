@@ -293,8 +293,7 @@ static void srdma_comp_read_response(struct srdma_qp *qp, struct sk_buff *skb)
 	swqe = srdma_comp_response_wqe(qp, pkt->psn);
 	if (!swqe || srdma_wr_is_atomic(swqe->wqe.wr.opcode))
 		return;
-	/* an ATOMIC WRITE is answered by one response with no payload */
-	if (swqe->wqe.wr.opcode == IB_WR_ATOMIC_WRITE) {
+	if (srdma_wr_is_no_payload_rd(swqe->wqe.wr.opcode)) {
 		if ((flags & SRDMA_OP_ONLY) != SRDMA_OP_ONLY || pkt->paylen)
 			srdma_comp_fail(qp, IB_WC_BAD_RESP_ERR);
 		else

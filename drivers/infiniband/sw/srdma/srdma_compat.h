@@ -12,6 +12,7 @@
 #include <net/genetlink.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/uverbs_ioctl.h>
+#include <rdma/rdma_user_rxe.h>
 
 /* <linux/unaligned.h> since 6.12; <asm/unaligned.h> before */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
@@ -44,6 +45,41 @@ static inline struct nlattr **srdma_dump_attrs(struct netlink_callback *cb)
 #define IB_WC_ATOMIC_WRITE		9
 #define IB_DEVICE_ATOMIC_WRITE		BIT_ULL(40)
 #define IB_OPCODE_RC_ATOMIC_WRITE	0x1d
+#endif
+
+/*
+ * RDMA FLUSH (IBTA 1.5, annex A19) since 6.2: the user ABI's values
+ * (IB_UVERBS_WR_FLUSH, IB_UVERBS_WC_FLUSH, IB_UVERBS_DEVICE_FLUSH_*,
+ * IB_UVERBS_ACCESS_FLUSH_*, enum ib_uverbs_flush_{type,level}), the BTH
+ * opcode, and the WQE's target (struct rxe_send_wr's wr.flush). ib_core
+ * before 6.2 refuses the MR access flags, so such a kernel can send a FLUSH
+ * but has no MR to serve one on.
+ */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 2, 0)
+#define IB_WR_FLUSH			14
+#define IB_WC_FLUSH			8
+#define IB_DEVICE_FLUSH_GLOBAL		BIT_ULL(38)
+#define IB_DEVICE_FLUSH_PERSISTENT	BIT_ULL(39)
+#define IB_ACCESS_FLUSH_GLOBAL		BIT(8)
+#define IB_ACCESS_FLUSH_PERSISTENT	BIT(9)
+#define IB_OPCODE_RC_FLUSH		0x1c
+#define IB_FLUSH_GLOBAL			BIT(0)
+#define IB_FLUSH_PERSISTENT		BIT(1)
+#define IB_FLUSH_RANGE			0
+#define IB_FLUSH_MR			1
+
+struct srdma_flush_wr {
+	__aligned_u64 remote_addr;
+	__u32 length;
+	__u32 rkey;
+	__u8 type;
+	__u8 level;
+};
+
+/* the target of a FLUSH WQE */
+#define srdma_wr_flush(w) ((struct srdma_flush_wr *)&(w)->wr)
+#else
+#define srdma_wr_flush(w) (&(w)->wr.flush)
 #endif
 
 int srdma_cq_create(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,

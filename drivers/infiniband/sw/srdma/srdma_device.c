@@ -91,7 +91,8 @@ void srdma_dev_init_attrs(struct srdma_dev *sdev)
 				 IB_DEVICE_MEM_MGT_EXTENSIONS |
 				 IB_DEVICE_MEM_WINDOW |
 				 IB_DEVICE_MEM_WINDOW_TYPE_2B |
-				 IB_DEVICE_ATOMIC_WRITE;
+				 IB_DEVICE_ATOMIC_WRITE |
+				 IB_DEVICE_FLUSH_GLOBAL;
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 
 	xa_init_flags(&sdev->qp_xa, XA_FLAGS_ALLOC);
@@ -369,6 +370,7 @@ const struct ib_device_ops srdma_dev_ops = {
 	.query_qp = srdma_query_qp,
 	.query_srq = srdma_query_srq,
 	.reg_user_mr = srdma_reg_user_mr,
+	.rereg_user_mr = srdma_rereg_user_mr,
 	.req_notify_cq = srdma_req_notify_cq,
 	.resize_cq = srdma_resize_cq,
 

@@ -5,8 +5,8 @@
  * payload padded to 4 bytes, and the 4-byte ICRC.
  *
  * The opcode table says which headers each opcode carries; the offsets of
- * the extension headers follow from it, in the IBTA order: DETH, RETH,
- * AtomicETH, AETH, AtomicAckETH, ImmDt, IETH.
+ * the extension headers follow from it, in the IBTA order: DETH, FETH,
+ * RETH, AtomicETH, AETH, AtomicAckETH, ImmDt, IETH.
  */
 #ifndef SRDMA_HDR_H
 #define SRDMA_HDR_H
@@ -20,6 +20,7 @@
 
 #define SRDMA_BTH_BYTES		12
 #define SRDMA_DETH_BYTES	8
+#define SRDMA_FETH_BYTES	4
 #define SRDMA_RETH_BYTES	16
 #define SRDMA_ATMETH_BYTES	28
 #define SRDMA_AETH_BYTES	4
@@ -73,6 +74,15 @@ struct srdma_deth {
 	__be32 sqp;
 } __packed;
 
+/* FLUSH extended transport header (IBTA 1.5, annex A19) */
+struct srdma_feth {
+	__be32 bits;
+} __packed;
+
+#define SRDMA_FETH_PLT_MASK	0xf	/* placement type: IB_FLUSH_GLOBAL ... */
+#define SRDMA_FETH_SEL_SHIFT	4	/* selectivity level: IB_FLUSH_RANGE, _MR */
+#define SRDMA_FETH_SEL_MASK	0x3
+
 struct srdma_reth {
 	__be64 va;
 	__be32 rkey;
@@ -97,31 +107,33 @@ struct srdma_atmack {
 /* what an opcode is and carries (enum srdma_op_flags) */
 enum srdma_op_flags {
 	SRDMA_OP_DETH = BIT(0),
-	SRDMA_OP_RETH = BIT(1),
-	SRDMA_OP_ATMETH = BIT(2),
-	SRDMA_OP_AETH = BIT(3),
-	SRDMA_OP_ATMACK = BIT(4),
-	SRDMA_OP_IMMDT = BIT(5),
-	SRDMA_OP_IETH = BIT(6),
-	SRDMA_OP_PAYLOAD = BIT(7),
-	SRDMA_OP_REQ = BIT(8),		/* from requester to responder */
-	SRDMA_OP_SEND = BIT(9),
-	SRDMA_OP_WRITE = BIT(10),
-	SRDMA_OP_READ = BIT(11),	/* read request or read response */
-	SRDMA_OP_ATOMIC = BIT(12),	/* atomic request or atomic ACK */
-	SRDMA_OP_ACK = BIT(13),		/* ACK or NAK */
-	SRDMA_OP_FIRST = BIT(14),
-	SRDMA_OP_MIDDLE = BIT(15),
-	SRDMA_OP_LAST = BIT(16),	/* ONLY is FIRST | LAST */
-	SRDMA_OP_ATOMIC_WRITE = BIT(17),	/* 8 bytes placed atomically */
+	SRDMA_OP_FETH = BIT(1),
+	SRDMA_OP_RETH = BIT(2),
+	SRDMA_OP_ATMETH = BIT(3),
+	SRDMA_OP_AETH = BIT(4),
+	SRDMA_OP_ATMACK = BIT(5),
+	SRDMA_OP_IMMDT = BIT(6),
+	SRDMA_OP_IETH = BIT(7),
+	SRDMA_OP_PAYLOAD = BIT(8),
+	SRDMA_OP_REQ = BIT(9),		/* from requester to responder */
+	SRDMA_OP_SEND = BIT(10),
+	SRDMA_OP_WRITE = BIT(11),
+	SRDMA_OP_READ = BIT(12),	/* read request or read response */
+	SRDMA_OP_ATOMIC = BIT(13),	/* atomic request or atomic ACK */
+	SRDMA_OP_ACK = BIT(14),		/* ACK or NAK */
+	SRDMA_OP_FIRST = BIT(15),
+	SRDMA_OP_MIDDLE = BIT(16),
+	SRDMA_OP_LAST = BIT(17),	/* ONLY is FIRST | LAST */
+	SRDMA_OP_ATOMIC_WRITE = BIT(18),	/* 8 bytes placed atomically */
+	SRDMA_OP_FLUSH = BIT(19),	/* placed bytes made visible */
 };
 
 #define SRDMA_OP_ONLY		(SRDMA_OP_FIRST | SRDMA_OP_LAST)
 /* the extension headers, in the order they follow the BTH */
-#define SRDMA_OP_HEADERS	(SRDMA_OP_DETH | SRDMA_OP_RETH | \
-				 SRDMA_OP_ATMETH | SRDMA_OP_AETH | \
-				 SRDMA_OP_ATMACK | SRDMA_OP_IMMDT | \
-				 SRDMA_OP_IETH)
+#define SRDMA_OP_HEADERS	(SRDMA_OP_DETH | SRDMA_OP_FETH | \
+				 SRDMA_OP_RETH | SRDMA_OP_ATMETH | \
+				 SRDMA_OP_AETH | SRDMA_OP_ATMACK | \
+				 SRDMA_OP_IMMDT | SRDMA_OP_IETH)
 
 /**
  * struct srdma_opcode_info - one transport opcode
@@ -237,5 +249,11 @@ const char *srdma_icrc_driver(void);
 /* the ICRC over a packet whose L3 header starts at @l3 */
 u32 srdma_icrc(const void *l3, bool ipv6, const struct srdma_bth *bth,
 	       unsigned int bytes_after_bth_start);
+u32 srdma_icrc_rxe_flush(const void *l3, bool ipv6,
+			 const struct srdma_bth *bth, unsigned int bytes);
+u32 srdma_icrc_tx(const void *l3, bool ipv6, const struct srdma_bth *bth,
+		  unsigned int bytes);
+bool srdma_icrc_rx_ok(u32 wire, const void *l3, bool ipv6,
+		      const struct srdma_bth *bth, unsigned int bytes);
 
 #endif /* SRDMA_HDR_H */

@@ -12,12 +12,20 @@
  * does: on x86 that is crc32-pclmul where the CPU has it, several times
  * faster per byte than lib's crc32_le() in 6.1 and 6.12 (the generic
  * tables). Without it, crc32_le().
+ *
+ * rdma_rxe 6.2 and later puts another ICRC on an RDMA FLUSH: its opcode
+ * table gives FLUSH no payload offset, so that it runs the CRC over the
+ * transport headers, then over them again from the BTH on as if they were
+ * the payload. srdma takes a FLUSH with either ICRC, and sends rdma_rxe's
+ * unless the module parameter flush_icrc_rxe is off (Documentation/
+ * transport.md).
  */
 #include <crypto/hash.h>
 #include <kunit/visibility.h>
 #include <linux/crc32.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
+#include <linux/module.h>
 #include <linux/udp.h>
 
 #include "srdma_hdr.h"
@@ -82,18 +90,14 @@ const char *srdma_icrc_driver(void)
 EXPORT_SYMBOL_IF_KUNIT(srdma_icrc_driver);
 #endif
 
-/**
- * srdma_icrc() - compute the ICRC of a RoCEv2 packet
- * @l3: the IPv4 header (20 bytes, no options) or IPv6 header, followed by
- *      the UDP header
- * @ipv6: which of the two @l3 is
- * @bth: the BTH; the transport headers and padded payload follow it
- * @bytes: from the start of the BTH to the end of the padding
- *
- * Return: the value to put on the wire little-endian (already inverted).
- */
-u32 srdma_icrc(const void *l3, bool ipv6, const struct srdma_bth *bth,
-	       unsigned int bytes)
+static bool flush_icrc_rxe = true;
+module_param(flush_icrc_rxe, bool, 0644);
+MODULE_PARM_DESC(flush_icrc_rxe,
+		 "Send RDMA FLUSH with rdma_rxe's ICRC (its headers counted twice), which rdma_rxe 6.2 and later checks; off: the IBTA's (default: on)");
+
+/* the CRC of an ICRC before its inversion */
+static u32 srdma_icrc_crc(const void *l3, bool ipv6,
+			  const struct srdma_bth *bth, unsigned int bytes)
 {
 	u8 pseudo[sizeof(struct ipv6hdr) + sizeof(struct udphdr) +
 		  SRDMA_BTH_BYTES];
@@ -122,8 +126,50 @@ u32 srdma_icrc(const void *l3, bool ipv6, const struct srdma_bth *bth,
 
 	crc = srdma_crc32(SRDMA_ICRC_SEED, pseudo,
 			  l3_bytes + sizeof(*udph) + SRDMA_BTH_BYTES);
-	crc = srdma_crc32(crc, (const u8 *)bth + SRDMA_BTH_BYTES,
-			  bytes - SRDMA_BTH_BYTES);
-	return ~crc;
+	return srdma_crc32(crc, (const u8 *)bth + SRDMA_BTH_BYTES,
+			   bytes - SRDMA_BTH_BYTES);
+}
+
+/**
+ * srdma_icrc() - compute the ICRC of a RoCEv2 packet
+ * @l3: the IPv4 header (20 bytes, no options) or IPv6 header, followed by
+ *      the UDP header
+ * @ipv6: which of the two @l3 is
+ * @bth: the BTH; the transport headers and padded payload follow it
+ * @bytes: from the start of the BTH to the end of the padding
+ *
+ * Return: the value to put on the wire little-endian (already inverted).
+ */
+u32 srdma_icrc(const void *l3, bool ipv6, const struct srdma_bth *bth,
+	       unsigned int bytes)
+{
+	return ~srdma_icrc_crc(l3, ipv6, bth, bytes);
 }
 EXPORT_SYMBOL_IF_KUNIT(srdma_icrc);
+
+/* srdma_icrc() as rdma_rxe computes it for a FLUSH (above) */
+u32 srdma_icrc_rxe_flush(const void *l3, bool ipv6,
+			 const struct srdma_bth *bth, unsigned int bytes)
+{
+	return ~srdma_crc32(srdma_icrc_crc(l3, ipv6, bth, bytes), bth, bytes);
+}
+EXPORT_SYMBOL_IF_KUNIT(srdma_icrc_rxe_flush);
+
+/* the ICRC srdma sends on a packet: srdma_icrc() but for a FLUSH */
+u32 srdma_icrc_tx(const void *l3, bool ipv6, const struct srdma_bth *bth,
+		  unsigned int bytes)
+{
+	if (bth->opcode == IB_OPCODE_RC_FLUSH && READ_ONCE(flush_icrc_rxe))
+		return srdma_icrc_rxe_flush(l3, ipv6, bth, bytes);
+	return srdma_icrc(l3, ipv6, bth, bytes);
+}
+
+/* whether @wire is an ICRC srdma takes on a packet */
+bool srdma_icrc_rx_ok(u32 wire, const void *l3, bool ipv6,
+		      const struct srdma_bth *bth, unsigned int bytes)
+{
+	return wire == srdma_icrc(l3, ipv6, bth, bytes) ||
+	       (bth->opcode == IB_OPCODE_RC_FLUSH &&
+		wire == srdma_icrc_rxe_flush(l3, ipv6, bth, bytes));
+}
+EXPORT_SYMBOL_IF_KUNIT(srdma_icrc_rx_ok);

@@ -62,7 +62,8 @@ int srdma_mr_check_access(int access)
 {
 	const int supported = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
 			      IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC |
-			      IB_ACCESS_MW_BIND | IB_ACCESS_RELAXED_ORDERING;
+			      IB_ACCESS_MW_BIND | IB_ACCESS_RELAXED_ORDERING |
+			      IB_ACCESS_FLUSH_GLOBAL;
 
 	if (access & ~supported)
 		return -EOPNOTSUPP;
@@ -152,7 +153,8 @@ static struct srdma_mr *srdma_mr_find(struct srdma_dev *sdev, u32 key,
 
 	rcu_read_lock();
 	mr = xa_load(&sdev->mr_xa, srdma_mr_key_index(key));
-	if (mr && ((key_byte_too && READ_ONCE(mr->key) != key) ||
+	/* the key read first: pairs with srdma_rereg_user_mr()'s release */
+	if (mr && ((key_byte_too && smp_load_acquire(&mr->key) != key) ||
 		   !refcount_inc_not_zero(&mr->refs)))
 		mr = NULL;
 	rcu_read_unlock();
@@ -207,25 +209,53 @@ struct ib_mr *srdma_get_dma_mr(struct ib_pd *ibpd, int access)
 	return &mr->ibmr;
 }
 
-/* the page of every PAGE_SIZE block of a user MR, for the data path */
-static int srdma_mr_collect_pages(struct srdma_mr *mr)
+/* what the data path uses of a user MR's pinned memory */
+struct srdma_user_pages {
+	struct ib_umem *umem;
+	struct page **pages;	/* of every PAGE_SIZE block */
+	u32 num_pages;
+};
+
+/* @length bytes from @start pinned for @access, and their pages */
+static int srdma_user_pages_get(struct ib_device *ibdev, u64 start,
+				u64 length, int access,
+				struct srdma_user_pages *up)
 {
-	struct ib_umem *umem = mr->umem;
 	struct sg_page_iter iter;
 	u32 n = 0;
 
-	mr->num_pages = ib_umem_num_pages(umem);
-	mr->pages = kvcalloc(mr->num_pages, sizeof(*mr->pages), GFP_KERNEL);
-	if (!mr->pages)
+	up->umem = ib_umem_get(ibdev, start, length, access);
+	if (IS_ERR(up->umem))
+		return PTR_ERR(up->umem);
+	up->num_pages = ib_umem_num_pages(up->umem);
+	up->pages = kvcalloc(up->num_pages, sizeof(*up->pages), GFP_KERNEL);
+	if (!up->pages) {
+		ib_umem_release(up->umem);
 		return -ENOMEM;
-	for_each_sgtable_page(&umem->sgt_append.sgt, &iter, 0) {
-		if (n == mr->num_pages)
-			break;
-		mr->pages[n++] = sg_page_iter_page(&iter);
 	}
-	mr->num_pages = n;
-	mr->first_page_offset = ib_umem_offset(umem);
+	for_each_sgtable_page(&up->umem->sgt_append.sgt, &iter, 0) {
+		if (n == up->num_pages)
+			break;
+		up->pages[n++] = sg_page_iter_page(&iter);
+	}
+	up->num_pages = n;
 	return 0;
+}
+
+static void srdma_user_pages_put(struct srdma_user_pages *up)
+{
+	ib_umem_release(up->umem);
+	kvfree(up->pages);
+}
+
+/* @mr takes @up; what it had goes to @up */
+static void srdma_mr_swap_pages(struct srdma_mr *mr,
+				struct srdma_user_pages *up)
+{
+	swap(mr->umem, up->umem);
+	swap(mr->pages, up->pages);
+	swap(mr->num_pages, up->num_pages);
+	mr->first_page_offset = ib_umem_offset(mr->umem);
 }
 
 /**
@@ -259,6 +289,7 @@ struct ib_mr *srdma_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				u64 iova, int access, struct ib_udata *udata)
 {
 	struct srdma_dev *sdev = to_srdma_dev(ibpd->device);
+	struct srdma_user_pages up;
 	struct srdma_mr *mr;
 	int err;
 
@@ -271,26 +302,119 @@ struct ib_mr *srdma_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	mr = srdma_mr_alloc(ibpd, access, SRDMA_MR_USER);
 	if (IS_ERR(mr))
 		return ERR_CAST(mr);
-
-	mr->umem = ib_umem_get(ibpd->device, start, length, access);
-	if (IS_ERR(mr->umem)) {
-		err = PTR_ERR(mr->umem);
-		goto err_unreserve;
+	err = srdma_user_pages_get(ibpd->device, start, length, access, &up);
+	if (err) {
+		srdma_mr_unreserve(sdev, mr);
+		return ERR_PTR(err);
 	}
-	err = srdma_mr_collect_pages(mr);
-	if (err)
-		goto err_umem;
+	srdma_mr_swap_pages(mr, &up);
 	mr->ibmr.iova = iova;
 	mr->ibmr.length = length;
 	mr->ibmr.page_size = PAGE_SIZE;
 	srdma_mr_publish(sdev, mr);
 	return &mr->ibmr;
+}
 
-err_umem:
-	ib_umem_release(mr->umem);
-err_unreserve:
-	srdma_mr_unreserve(sdev, mr);
-	return ERR_PTR(err);
+/*
+ * No window binds to @mr while it is deregistered or re-registered
+ * (@dying); false if windows are bound to it or one of those is under way
+ */
+static bool srdma_mr_stop_binds(struct srdma_dev *sdev, struct srdma_mr *mr)
+{
+	unsigned long flags;
+	bool ok;
+
+	spin_lock_irqsave(&sdev->mw_lock, flags);
+	ok = !mr->num_mw && !mr->dying;
+	if (ok)
+		mr->dying = true;
+	spin_unlock_irqrestore(&sdev->mw_lock, flags);
+	return ok;
+}
+
+/**
+ * srdma_rereg_user_mr() - ibv_rereg_mr(3): a user MR takes new memory
+ * (IB_MR_REREG_TRANS), access flags or PD, in place, its keys unchanged
+ * @ibmr: the MR
+ * @flags: enum ib_mr_rereg_flags
+ * @start: new user address (TRANS)
+ * @length: new length (TRANS)
+ * @iova: new address for peers and SGEs (TRANS)
+ * @access: new access flags (ACCESS)
+ * @ibpd: new PD (PD), or the MR's
+ * @udata: unused (the rxe ABI has no driver data here)
+ *
+ * While it changes, the key answers nothing (an access that comes then
+ * fails as one with a bad key) and the accesses that hold it are waited
+ * for, as a deregistration waits; then the MR answers to its key again
+ * with everything new. Memory pinned for reading only is pinned again for
+ * an access that writes (its pages are then dirtied when released). An MR with windows bound to it stays as it is
+ * (EBUSY, as for a deregistration).
+ *
+ * Return: NULL (changed in place), or an ERR_PTR with nothing changed.
+ */
+struct ib_mr *srdma_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
+				  u64 length, u64 iova, int access,
+				  struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	struct srdma_dev *sdev = to_srdma_dev(ibmr->device);
+	struct srdma_mr *mr = to_srdma_mr(ibmr);
+	struct srdma_user_pages up = {};
+	unsigned long irqflags;
+	u32 key = mr->key;
+	int err;
+
+	if (mr->kind != SRDMA_MR_USER)
+		return ERR_PTR(-EINVAL);
+	if (!(flags & IB_MR_REREG_ACCESS))
+		access = mr->access;
+	err = srdma_mr_check_access(access);
+	if (err)
+		return ERR_PTR(err);
+	if (!(flags & IB_MR_REREG_TRANS) &&
+	    ib_access_writable(access) && !ib_access_writable(mr->access)) {
+		start = mr->umem->address;
+		length = ibmr->length;
+		iova = ibmr->iova;
+		flags |= IB_MR_REREG_TRANS;
+	}
+	if (flags & IB_MR_REREG_TRANS) {
+		if (srdma_user_mr_check(start, length, iova,
+					sdev->attr.max_mr_size))
+			return ERR_PTR(-EINVAL);
+		err = srdma_user_pages_get(ibmr->device, start, length, access,
+					   &up);
+		if (err)
+			return ERR_PTR(err);
+	}
+	if (!srdma_mr_stop_binds(sdev, mr)) {
+		if (up.umem)
+			srdma_user_pages_put(&up);
+		return ERR_PTR(-EBUSY);
+	}
+
+	WRITE_ONCE(mr->key, 0);
+	srdma_mr_put(mr);
+	wait_for_completion(&mr->released);
+	if (up.umem) {
+		srdma_mr_swap_pages(mr, &up);
+		ibmr->iova = iova;
+		ibmr->length = length;
+	}
+	WRITE_ONCE(mr->access, access);
+	/* ib_uverbs sets the PD too, but after the MR answers again */
+	ibmr->pd = ibpd;
+	reinit_completion(&mr->released);
+	refcount_set(&mr->refs, 1);
+	/* everything above is seen by a lookup that finds the key */
+	smp_store_release(&mr->key, key);
+
+	spin_lock_irqsave(&sdev->mw_lock, irqflags);
+	mr->dying = false;
+	spin_unlock_irqrestore(&sdev->mw_lock, irqflags);
+	if (up.umem)
+		srdma_user_pages_put(&up);
+	return NULL;
 }
 
 struct ib_mr *srdma_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
@@ -384,12 +508,8 @@ int srdma_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
 	struct srdma_dev *sdev = to_srdma_dev(ibmr->device);
 	struct srdma_mr *mr = to_srdma_mr(ibmr);
-	unsigned long flags;
 
-	spin_lock_irqsave(&sdev->mw_lock, flags);
-	mr->dying = !mr->num_mw;
-	spin_unlock_irqrestore(&sdev->mw_lock, flags);
-	if (!mr->dying) {
+	if (!srdma_mr_stop_binds(sdev, mr)) {
 		ibdev_dbg(&sdev->ib_dev, "MR %#x: windows are bound to it\n",
 			  ibmr->lkey);
 		return -EBUSY;

@@ -374,8 +374,8 @@ static int srdma_xmit4(struct srdma_dev *sdev, const struct srdma_av *av,
 		__skb_pull(skb, sizeof(*iph) + sizeof(struct udphdr));
 		return srdma_recv(sdev, skb, true);
 	}
-	put_unaligned_le32(srdma_icrc(iph, false, bth,
-				      bytes - SRDMA_ICRC_BYTES),
+	put_unaligned_le32(srdma_icrc_tx(iph, false, bth,
+					 bytes - SRDMA_ICRC_BYTES),
 			   skb_tail_pointer(skb) - SRDMA_ICRC_BYTES);
 	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
 	skb->ip_summed = CHECKSUM_NONE;
@@ -448,8 +448,8 @@ static int srdma_xmit6(struct srdma_dev *sdev, const struct srdma_av *av,
 		__skb_pull(skb, sizeof(*ip6h) + sizeof(struct udphdr));
 		return srdma_recv(sdev, skb, true);
 	}
-	put_unaligned_le32(srdma_icrc(ip6h, true, bth,
-				      bytes - SRDMA_ICRC_BYTES),
+	put_unaligned_le32(srdma_icrc_tx(ip6h, true, bth,
+					 bytes - SRDMA_ICRC_BYTES),
 			   skb_tail_pointer(skb) - SRDMA_ICRC_BYTES);
 	memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
 	skb->ip_summed = CHECKSUM_NONE;

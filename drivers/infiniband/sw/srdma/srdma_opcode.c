@@ -52,6 +52,9 @@ const struct srdma_opcode_info srdma_opcodes[256] = {
 	/* answered with a READ response of no payload, as rdma_rxe does */
 	OP(RC, ATOMIC_WRITE, SRDMA_OP_REQ | SRDMA_OP_ATOMIC_WRITE |
 	   SRDMA_OP_ONLY | SRDMA_OP_RETH | SRDMA_OP_PAYLOAD),
+	/* answered as an ATOMIC WRITE is */
+	OP(RC, FLUSH, SRDMA_OP_REQ | SRDMA_OP_FLUSH | SRDMA_OP_ONLY |
+	   SRDMA_OP_FETH | SRDMA_OP_RETH),
 	OP(RC, SEND_LAST_WITH_INVALIDATE,
 	   REQ_SEND | SRDMA_OP_LAST | SRDMA_OP_IETH),
 	OP(RC, SEND_ONLY_WITH_INVALIDATE,
@@ -84,6 +87,8 @@ static unsigned int srdma_ext_bytes(u32 which)
 	switch (which) {
 	case SRDMA_OP_DETH:
 		return SRDMA_DETH_BYTES;
+	case SRDMA_OP_FETH:
+		return SRDMA_FETH_BYTES;
 	case SRDMA_OP_RETH:
 		return SRDMA_RETH_BYTES;
 	case SRDMA_OP_ATMETH:

@@ -309,7 +309,8 @@ static const char *srdma_qp_check_attrs(struct srdma_qp *qp,
 	struct srdma_dev *sdev = to_srdma_dev(qp->ibqp.device);
 	const int access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
 			   IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC |
-			   IB_ACCESS_RELAXED_ORDERING;
+			   IB_ACCESS_RELAXED_ORDERING | IB_ACCESS_FLUSH_GLOBAL |
+			   IB_ACCESS_FLUSH_PERSISTENT;
 	struct srdma_av alt_av;
 	enum ib_mtu active_mtu;
 	const char *why = NULL;

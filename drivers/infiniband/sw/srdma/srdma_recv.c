@@ -67,9 +67,10 @@ static bool srdma_icrc_ok(struct sk_buff *skb)
 	u32 wire = get_unaligned_le32(skb_tail_pointer(skb) -
 				      SRDMA_ICRC_BYTES);
 
-	return wire == srdma_icrc(skb_network_header(skb), srdma_pkt(skb)->ipv6,
-				  (struct srdma_bth *)skb->data,
-				  skb->len - SRDMA_ICRC_BYTES);
+	return srdma_icrc_rx_ok(wire, skb_network_header(skb),
+				srdma_pkt(skb)->ipv6,
+				(struct srdma_bth *)skb->data,
+				skb->len - SRDMA_ICRC_BYTES);
 }
 
 /* the transport of each QP type's packets */

@@ -90,6 +90,15 @@ VISIBLE_IF_KUNIT enum ib_wc_status srdma_swqe_length(struct rxe_send_wqe *wqe,
 		*length = sizeof(u64);
 		return IB_WC_SUCCESS;
 	}
+	/* a FLUSH moves no data: its dma.length is the remote range's */
+	if (opcode == IB_WR_FLUSH) {
+		if (!srdma_flush_target_ok(srdma_wr_flush(&wqe->wr)->type,
+					   srdma_wr_flush(&wqe->wr)->level))
+			return IB_WC_LOC_QP_OP_ERR;
+		wqe->dma.num_sge = 0;
+		*length = 0;
+		return IB_WC_SUCCESS;
+	}
 	if (wqe->wr.send_flags & IB_SEND_INLINE) {
 		if (srdma_wr_is_rd_atomic(opcode))
 			return IB_WC_LOC_QP_OP_ERR;
@@ -410,6 +419,24 @@ static int srdma_req_send_pkt(struct srdma_qp *qp, struct srdma_swqe *swqe,
 		       swqe->wqe.dma.inline_data, payload);
 		*next_psn = srdma_psn_add(psn, 1);
 		break;
+	case IB_WR_FLUSH: {
+		typeof(srdma_wr_flush(wr)) flush = srdma_wr_flush(wr);
+		struct srdma_feth *feth;
+
+		opcode = IB_OPCODE_RC_FLUSH;
+		skb = srdma_pkt_alloc(sdev, opcode, 0, &bth);
+		if (!skb)
+			return -ENOMEM;
+		feth = srdma_hdr(bth, SRDMA_OP_FETH);
+		feth->bits = cpu_to_be32(flush->type |
+					 flush->level << SRDMA_FETH_SEL_SHIFT);
+		reth = srdma_hdr(bth, SRDMA_OP_RETH);
+		reth->va = cpu_to_be64(flush->remote_addr);
+		reth->rkey = cpu_to_be32(flush->rkey);
+		reth->len = cpu_to_be32(swqe->wqe.dma.length);
+		*next_psn = srdma_psn_add(psn, 1);
+		break;
+	}
 	default:
 		payload = bytes;
 		opcode = srdma_req_opcodes[wr->opcode][first ?

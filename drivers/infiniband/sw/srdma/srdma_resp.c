@@ -504,7 +504,50 @@ static enum srdma_resp_verdict srdma_resp_atomic_write(struct srdma_qp *qp,
 			      get_unaligned((u64 *)((u8 *)bth +
 					  srdma_op_hdr_bytes(bth->opcode))));
 	srdma_resp_atomic_end(mr);
-	res = srdma_resp_executed_res(qp, SRDMA_RES_ATOMIC_WRITE, psn);
+	res = srdma_resp_executed_res(qp, SRDMA_RES_NO_PAYLOAD, psn);
+	srdma_resp_start_read(qp, res, NULL, psn, va, 0);
+	return SRDMA_RESP_ANSWERED;
+}
+
+/*
+ * A FLUSH (IBTA A19): the bytes placed before it are made visible to every
+ * later reader of the memory, then it is answered as an ATOMIC WRITE is.
+ * Placement type global only: no MR is persistent memory, so none grants
+ * IB_ACCESS_FLUSH_PERSISTENT. Level MR flushes the whole MR, whatever the
+ * RETH's range.
+ */
+static enum srdma_resp_verdict srdma_resp_flush(struct srdma_qp *qp,
+						struct sk_buff *skb)
+{
+	struct srdma_bth *bth = (struct srdma_bth *)skb->data;
+	struct srdma_feth *feth = srdma_hdr(bth, SRDMA_OP_FETH);
+	struct srdma_reth *reth = srdma_hdr(bth, SRDMA_OP_RETH);
+	u32 bits = be32_to_cpu(feth->bits), psn = srdma_pkt(skb)->psn;
+	u32 type = bits & SRDMA_FETH_PLT_MASK;
+	u32 level = (bits >> SRDMA_FETH_SEL_SHIFT) & SRDMA_FETH_SEL_MASK;
+	u64 va = be64_to_cpu(reth->va);
+	int access = 0, err;
+	struct srdma_res *res;
+	struct srdma_mr *mr;
+
+	if (type & IB_FLUSH_GLOBAL)
+		access |= IB_ACCESS_FLUSH_GLOBAL;
+	if (type & IB_FLUSH_PERSISTENT)
+		access |= IB_ACCESS_FLUSH_PERSISTENT;
+	if (!qp->attr.max_dest_rd_atomic || !srdma_flush_target_ok(type, level) ||
+	    (qp->attr.qp_access_flags & access) != access)
+		return SRDMA_RESP_INVALID;
+	/* for level MR only the key, PD and rights count: not the range */
+	err = srdma_mr_lookup(qp, be32_to_cpu(reth->rkey), va,
+			      level == IB_FLUSH_MR ? 0 : be32_to_cpu(reth->len),
+			      access, &mr);
+	if (err && !(err == -ERANGE && level == IB_FLUSH_MR))
+		return SRDMA_RESP_ACCESS;
+	if (!err)
+		srdma_mr_put(mr);
+	/* the earlier requests' bytes are placed: order them before the answer */
+	wmb();
+	res = srdma_resp_executed_res(qp, SRDMA_RES_NO_PAYLOAD, psn);
 	srdma_resp_start_read(qp, res, NULL, psn, va, 0);
 	return SRDMA_RESP_ANSWERED;
 }
@@ -537,6 +580,8 @@ static enum srdma_resp_verdict srdma_resp_execute(struct srdma_qp *qp,
 	if (flags & SRDMA_OP_ATOMIC_WRITE)
 		return access & IB_ACCESS_REMOTE_WRITE ?
 		       srdma_resp_atomic_write(qp, skb) : SRDMA_RESP_INVALID;
+	if (flags & SRDMA_OP_FLUSH)
+		return srdma_resp_flush(qp, skb);
 	return access & IB_ACCESS_REMOTE_ATOMIC ?
 	       srdma_resp_atomic(qp, skb) : SRDMA_RESP_INVALID;
 }
@@ -578,8 +623,8 @@ static void srdma_resp_duplicate(struct srdma_qp *qp, struct sk_buff *skb)
 			srdma_resp_send_atomic_ack(qp, psn, res->orig);
 		return;
 	}
-	if (flags & SRDMA_OP_ATOMIC_WRITE) {
-		res = srdma_resp_find_res(qp, SRDMA_RES_ATOMIC_WRITE, psn);
+	if (flags & (SRDMA_OP_ATOMIC_WRITE | SRDMA_OP_FLUSH)) {
+		res = srdma_resp_find_res(qp, SRDMA_RES_NO_PAYLOAD, psn);
 		if (res)
 			srdma_resp_start_read(qp, res, NULL, psn, 0, 0);
 		return;

@@ -32,6 +32,7 @@ static const u32 srdma_send_opcode_qp_types[] = {
 	[IB_WR_LOCAL_INV] = QPT(RC) | QPT(UC),
 	[IB_WR_REG_MR] = QPT(RC) | QPT(UC),
 	[IB_WR_ATOMIC_WRITE] = QPT(RC),
+	[IB_WR_FLUSH] = QPT(RC),
 	[IB_WR_BIND_MW] = QPT(RC) | QPT(UC),
 };
 
@@ -48,6 +49,7 @@ static const u8 srdma_send_wc_opcode[] = {
 	[IB_WR_LOCAL_INV] = IB_WC_LOCAL_INV,
 	[IB_WR_REG_MR] = IB_WC_REG_MR,
 	[IB_WR_ATOMIC_WRITE] = IB_WC_ATOMIC_WRITE,
+	[IB_WR_FLUSH] = IB_WC_FLUSH,
 	[IB_WR_BIND_MW] = IB_WC_BIND_MW,
 };
 

@@ -31,11 +31,13 @@ static int srdma_send_wr_check(struct srdma_qp *qp,
 	enum ib_qp_type type = qp->ibqp.qp_type;
 
 	/*
-	 * A process's ATOMIC WRITE carries its 8 bytes, which ib_send_wr
-	 * cannot; memory windows are for processes only
+	 * A process's ATOMIC WRITE carries its 8 bytes and a FLUSH its
+	 * target, which ib_send_wr cannot; memory windows are for processes
+	 * only
 	 */
 	if (!srdma_send_opcode_ok(type, wr->opcode) ||
-	    wr->opcode == IB_WR_ATOMIC_WRITE || wr->opcode == IB_WR_BIND_MW ||
+	    wr->opcode == IB_WR_ATOMIC_WRITE || wr->opcode == IB_WR_FLUSH ||
+	    wr->opcode == IB_WR_BIND_MW ||
 	    wr->num_sge < 0 ||
 	    length > SRDMA_MAX_MSG_BYTES)
 		return -EINVAL;
@@ -224,6 +226,36 @@ int srdma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		srdma_task_kick(qp);
 	return err;
 }
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/*
+ * srdma_post_send_wqe() - a send WQE written into a kernel QP's ring as a
+ * process writes its own (no SGE), for what ib_send_wr cannot carry: a
+ * FLUSH's target; the requester checks it as a process's
+ */
+int srdma_post_send_wqe(struct ib_qp *ibqp, const struct rxe_send_wqe *wqe)
+{
+	struct srdma_qp *qp = to_srdma_qp(ibqp);
+	unsigned long flags;
+	int err = 0;
+
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	if (qp->state != IB_QPS_RTS)
+		err = -EINVAL;
+	else if (srdma_queue_full(&qp->sq.queue))
+		err = -ENOMEM;
+	if (!err) {
+		memcpy(srdma_queue_producer_slot(&qp->sq.queue), wqe,
+		       sizeof(*wqe));
+		srdma_queue_advance_producer(&qp->sq.queue);
+	}
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+	if (!err)
+		srdma_task_kick(qp);
+	return err;
+}
+EXPORT_SYMBOL_IF_KUNIT(srdma_post_send_wqe);
+#endif
 
 /* post to a receive queue or an SRQ; the caller checked the QP state */
 static int srdma_wq_post_recv(struct srdma_wq *wq,
