@@ -162,7 +162,7 @@ static bool atomic_write(struct rc_end *e, unsigned int i, unsigned int rkey,
 
 /* one FLUSH, signaled; its completion in *@wc */
 static bool flush(struct rc_end *e, unsigned int i, unsigned int rkey,
-		  unsigned long long addr, unsigned int len, uint8_t level,
+		  unsigned long long addr, unsigned int len, unsigned int level,
 		  struct ibv_wc *wc)
 {
 	struct ibv_qp_ex *qpx = ibv_qp_to_qp_ex(e->qp);

@@ -802,7 +802,8 @@ static void test_atomic_write(struct test *t)
 
 /* a signaled FLUSH from a to @len bytes at @addr by @rkey */
 static bool post_flush(struct test *t, struct rc_pair *p, unsigned int rkey,
-		       uint64_t addr, uint32_t len, uint8_t type, uint8_t level,
+		       unsigned long long addr, unsigned int len,
+		       unsigned int type, unsigned int level,
 		       const char *what)
 {
 	struct ibv_qp_ex *qpx = ibv_qp_to_qp_ex(p->a.qp);
@@ -858,7 +859,7 @@ static void flush(struct test *t, enum flush_case c, bool mr_flush)
 	struct want_wc w;
 	struct ibv_wc wc;
 	unsigned int rkey = t->bb.mr->rkey;
-	uint64_t addr = (uintptr_t)t->bb.p;
+	unsigned long long addr = (uintptr_t)t->bb.p;
 
 	o.send_ops = IBV_QP_EX_WITH_ATOMIC_WRITE;
 	if (!make_pair(t, &p, &o, what))
@@ -1016,8 +1017,8 @@ static bool rereg_ok(struct ibv_mr *mr, unsigned int flags, void *addr,
  * it had), a length of 0 refused with nothing changed, REMOTE_WRITE taken
  * away (a READ still works), new memory never touched while read only,
  * then REMOTE_WRITE given back (a WRITE lands where the process sees it),
- * and a new PD (a WRITE from the old PD's QP then fails, both QPs in ERR). Return: false if the device has no
- * re-registration (rdma_rxe, skipped).
+ * and a new PD (a WRITE from the old PD's QP then fails, both QPs in ERR).
+ * Return: false if the device has no re-registration (rdma_rxe, skipped).
  */
 static bool test_rereg(struct test *t)
 {

@@ -43,8 +43,8 @@ void read_maps(struct maps *maps);
  */
 #define WR_FLUSH		14
 #define WC_FLUSH		8
-#define DEVICE_FLUSH_GLOBAL	(1ULL << 38)
-#define ACCESS_FLUSH_GLOBAL	(1 << 8)
+#define DEVICE_FLUSH_GLOBAL	0x4000000000ULL		/* bit 38 */
+#define ACCESS_FLUSH_GLOBAL	0x100			/* bit 8 */
 #define FLUSH_GLOBAL		1
 #define FLUSH_PERSISTENT	2
 #define FLUSH_RANGE		0
@@ -59,7 +59,8 @@ void read_maps(struct maps *maps);
  *
  * Return: 0, or ENOENT if the WQE is not found in a ring of this process.
  */
-int rxe_wr_flush(struct ibv_qp_ex *qpx, uint32_t rkey, uint64_t addr,
-		 uint32_t len, uint8_t type, uint8_t level);
+int rxe_wr_flush(struct ibv_qp_ex *qpx, unsigned int rkey,
+		 unsigned long long addr, unsigned int len, unsigned int type,
+		 unsigned int level);
 
 #endif /* SRDMA_TESTS_RXE_RING_H */

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "rc_pair.h"
 #include "rxe_ring.h"
 
 void read_maps(struct maps *maps)
@@ -31,7 +32,7 @@ void read_maps(struct maps *maps)
  * the send WQE that librxe's ibv_wr_*() API wrote with @wr_id and has not
  * published yet: at the producer index of its ring
  */
-static struct rxe_send_wqe *rxe_sq_wqe_posting(uint64_t wr_id)
+static struct rxe_send_wqe *rxe_sq_wqe_posting(unsigned long long wr_id)
 {
 	struct maps maps;
 	unsigned int i;
@@ -61,15 +62,16 @@ static struct rxe_send_wqe *rxe_sq_wqe_posting(uint64_t wr_id)
 
 /* struct rxe_send_wr's wr.flush (6.2) */
 struct flush_wr {
-	uint64_t remote_addr;
-	uint32_t length;
-	uint32_t rkey;
-	uint8_t type;
-	uint8_t level;
+	__u64 remote_addr;
+	__u32 length;
+	__u32 rkey;
+	__u8 type;
+	__u8 level;
 };
 
-int rxe_wr_flush(struct ibv_qp_ex *qpx, uint32_t rkey, uint64_t addr,
-		 uint32_t len, uint8_t type, uint8_t level)
+int rxe_wr_flush(struct ibv_qp_ex *qpx, unsigned int rkey,
+		 unsigned long long addr, unsigned int len, unsigned int type,
+		 unsigned int level)
 {
 	unsigned long long zero = 0;
 	struct rxe_send_wqe *wqe;
@@ -78,7 +80,7 @@ int rxe_wr_flush(struct ibv_qp_ex *qpx, uint32_t rkey, uint64_t addr,
 	ibv_wr_atomic_write(qpx, rkey, addr, &zero);
 	wqe = rxe_sq_wqe_posting(qpx->wr_id);
 	if (!wqe)
-		return ENOENT;
+		return rc_errno(ENOENT);
 	wqe->wr.opcode = WR_FLUSH;
 	f = (struct flush_wr *)&wqe->wr.wr;
 	memset(f, 0, sizeof(*f));

@@ -348,8 +348,9 @@ static bool srdma_mr_stop_binds(struct srdma_dev *sdev, struct srdma_mr *mr)
  * fails as one with a bad key) and the accesses that hold it are waited
  * for, as a deregistration waits; then the MR answers to its key again
  * with everything new. Memory pinned for reading only is pinned again for
- * an access that writes (its pages are then dirtied when released). An MR with windows bound to it stays as it is
- * (EBUSY, as for a deregistration).
+ * an access that writes (its pages are then dirtied when released). An MR
+ * with windows bound to it stays as it is (EBUSY, as for a
+ * deregistration); a window does not bind to it while it changes.
  *
  * Return: NULL (changed in place), or an ERR_PTR with nothing changed.
  */
