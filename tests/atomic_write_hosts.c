@@ -25,21 +25,18 @@
  * this end passed, 1 if one failed, 2 if the ends could not connect.
  */
 #define _GNU_SOURCE
-#include <arpa/inet.h>
 #include <errno.h>
 #include <infiniband/verbs.h>
-#include <netinet/in.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
+#include "hosts.h"
 #include "tap.h"
-#include "rc_pair.h"
 #include "rxe_ring.h"
 
 #define PORT		18620
@@ -50,10 +47,7 @@
 
 /* what each end tells the other */
 struct hello {
-	unsigned int qpn;
-	unsigned int psn;
-	unsigned int mtu;			/* enum ibv_mtu, the port's active */
-	unsigned char gid[16];
+	struct hosts_qp qp;
 	unsigned long long addr[2];		/* the responder's MRs */
 	unsigned int rkey[2];
 };
@@ -61,88 +55,6 @@ struct hello {
 static unsigned long long value_of(unsigned int i)
 {
 	return 0x0123456789abcdefULL ^ (i * 0x9e3779b97f4a7c15ULL);
-}
-
-static int tcp_connect(const char *addr)
-{
-	struct sockaddr_in sa = {
-		.sin_family = AF_INET,
-		.sin_port = htons(PORT),
-	};
-	long long deadline = now_ms() + CONNECT_S * 1000LL;
-	int fd;
-
-	if (inet_pton(AF_INET, addr, &sa.sin_addr) != 1)
-		return -1;
-	do {
-		fd = socket(AF_INET, SOCK_STREAM, 0);
-		if (fd < 0)
-			return -1;
-		if (!connect(fd, (struct sockaddr *)&sa, sizeof(sa)))
-			return fd;
-		close(fd);
-		sleep_ms(100);
-	} while (now_ms() < deadline);
-	return -1;
-}
-
-static int tcp_accept(void)
-{
-	struct sockaddr_in sa = {
-		.sin_family = AF_INET,
-		.sin_port = htons(PORT),
-		.sin_addr.s_addr = htonl(INADDR_ANY),
-	};
-	int one = 1, lfd, fd;
-
-	lfd = socket(AF_INET, SOCK_STREAM, 0);
-	if (lfd < 0)
-		return -1;
-	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) || listen(lfd, 1)) {
-		close(lfd);
-		return -1;
-	}
-	fd = accept(lfd, NULL, NULL);
-	close(lfd);
-	return fd;
-}
-
-static bool tcp_io(int fd, void *buf, size_t len, bool out)
-{
-	unsigned char *p = buf;
-	ssize_t n;
-
-	while (len) {
-		n = out ? write(fd, p, len) : read(fd, p, len);
-		if (n <= 0)
-			return false;
-		p += n;
-		len -= n;
-	}
-	return true;
-}
-
-/* connect() - @e from Reset to RTS, connected to the QP @peer describes */
-static int connect_qp(struct rc_end *e, const struct rc_conn *c,
-		      const struct hello *peer)
-{
-	struct ibv_qp peer_qp = { .qp_num = peer->qpn };
-	struct rc_dev peer_dev = { .port.active_mtu = peer->mtu };
-	struct rc_end pe = { .dev = &peer_dev, .qp = &peer_qp };
-	struct rc_conn pc = *c;
-	int err;
-
-	memcpy(peer_dev.gid.raw, peer->gid, sizeof(peer->gid));
-	pc.sq_psn = peer->psn;
-	err = rc_modify_init(e, c);
-	if (!err)
-		err = rc_modify_rtr(e, c, &pe, &pc);
-	if (!err)
-		err = rc_modify_rts(e, c);
-	if (err)
-		diag("QP %#x: connecting: %s", e->qp->qp_num, strerror(err));
-	return err;
 }
 
 /* one ATOMIC_WRITE, signaled; its completion in *@wc */
@@ -248,7 +160,6 @@ int main(int argc, char **argv)
 	struct rc_end e;
 	struct rc_dev d;
 	bool req = argc == 3;
-	char done = 1;
 	int fd, i;
 
 	if (argc != 2 && argc != 3) {
@@ -276,28 +187,24 @@ int main(int argc, char **argv)
 	rc_fill(mrs[1].p, mrs[1].len, 1);
 	rc_conn_default(&c, getpid() * 7919);
 	c.access |= ACCESS_FLUSH_GLOBAL;
-	me.qpn = e.qp->qp_num;
-	me.psn = c.sq_psn;
-	me.mtu = d.port.active_mtu;
-	memcpy(me.gid, d.gid.raw, sizeof(me.gid));
+	me.qp = hosts_qp(&e, &c);
 	for (i = 0; i < 2; i++) {
 		me.addr[i] = (uintptr_t)mrs[i].p;
 		me.rkey[i] = mrs[i].mr->rkey;
 	}
 
-	fd = req ? tcp_connect(argv[2]) : tcp_accept();
-	if (fd < 0 || !tcp_io(fd, &me, sizeof(me), true) ||
-	    !tcp_io(fd, &peer, sizeof(peer), false) ||
-	    connect_qp(&e, &c, &peer) ||
-	    !tcp_io(fd, &done, 1, true) || !tcp_io(fd, &done, 1, false)) {
+	fd = req ? hosts_connect(argv[2], PORT, CONNECT_S) : hosts_accept(PORT);
+	if (fd < 0 || !hosts_io(fd, &me, sizeof(me), true) ||
+	    !hosts_io(fd, &peer, sizeof(peer), false) ||
+	    hosts_connect_qp(&e, &c, &peer.qp) || !hosts_sync(fd)) {
 		printf("Bail out! the two ends did not connect\n");
 		return 2;
 	}
-	diag("QP %#x on %s connected to QP %#x", me.qpn, argv[1], peer.qpn);
+	diag("QP %#x on %s connected to QP %#x", me.qp.qpn, argv[1], peer.qp.qpn);
 	if (req)
 		requester(&e, &peer);
 	/* the requester is done: the responder looks at its memory */
-	if (!tcp_io(fd, &done, 1, true) || !tcp_io(fd, &done, 1, false))
+	if (!hosts_sync(fd))
 		check(false, "the other end finished");
 	else if (!req)
 		responder(mrs);

@@ -169,24 +169,20 @@ static bool __printf(4, 5) check_ibta(struct test *t, bool cond,
 				      const char *rxe_deviation,
 				      const char *fmt, ...)
 {
+	char todo[256];
 	va_list ap;
 	bool ret;
 
-	va_start(ap, fmt);
-	if (!t->rxe || !rxe_deviation) {
-		ret = vcheck(cond, fmt, ap);
-		va_end(ap);
-		return ret;
+	if (t->rxe && rxe_deviation) {
+		snprintf(todo, sizeof(todo), "rxe: %s", rxe_deviation);
+		t->todo++;
+		t->todo_failed += !cond;
 	}
-	tests_run++;
-	t->todo++;
-	t->todo_failed += !cond;
-	printf("%sok %u - ", cond ? "" : "not ", tests_run);
-	vprintf(fmt, ap);
-	printf(" # TODO rxe: %s\n", rxe_deviation);
-	fflush(stdout);
+	va_start(ap, fmt);
+	ret = vcheck_todo(cond, t->rxe && rxe_deviation ? todo : NULL, fmt,
+			  ap);
 	va_end(ap);
-	return cond;
+	return ret;
 }
 
 /* skip() - a check not made, TAP SKIP */

@@ -31,6 +31,13 @@ void __printf(1, 2) diag(const char *fmt, ...);
 bool vcheck(bool cond, const char *fmt, va_list ap);
 /* check() - one TAP line; returns @cond */
 bool __printf(2, 3) check(bool cond, const char *fmt, ...);
+/*
+ * check_todo() - check(), or with @todo a TAP TODO line that says it: not
+ * ok then does not fail the run
+ */
+bool vcheck_todo(bool cond, const char *todo, const char *fmt, va_list ap);
+bool __printf(3, 4) check_todo(bool cond, const char *todo,
+			       const char *fmt, ...);
 /* SIGALRM handler: a program that overran its time says so and stops */
 void tap_bail_out_on_alarm(int sig);
 /* bad_usage() - the program's usage text on stderr, and exit status 2 */

@@ -33,6 +33,29 @@ bool vcheck(bool cond, const char *fmt, va_list ap)
 	return cond;
 }
 
+bool vcheck_todo(bool cond, const char *todo, const char *fmt, va_list ap)
+{
+	if (!todo)
+		return vcheck(cond, fmt, ap);
+	tests_run++;
+	printf("%sok %u - ", cond ? "" : "not ", tests_run);
+	vprintf(fmt, ap);
+	printf(" # TODO %s\n", todo);
+	fflush(stdout);
+	return cond;
+}
+
+bool check_todo(bool cond, const char *todo, const char *fmt, ...)
+{
+	va_list ap;
+	bool ret;
+
+	va_start(ap, fmt);
+	ret = vcheck_todo(cond, todo, fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
 bool check(bool cond, const char *fmt, ...)
 {
 	va_list ap;

@@ -6,9 +6,12 @@
 # (ibv_rc_pingpong -c, ib_write_bw, ib_read_lat), then
 # tests/atomic_write_hosts (ATOMIC_WRITE and FLUSH, which rdma_rxe has
 # since 6.2: values placed, their range and their MR flushed, an MR without
-# REMOTE_WRITE refused), then RoCEv2 over
+# REMOTE_WRITE refused), tests/mw_hosts (memory windows of each host used
+# by the other: type 1 and 2, SEND_WITH_INV, and keys taken away under
+# WRITEs), then RoCEv2 over
 # IPv6 (RC, UD, rdma_cm).
 prog=$(dirname "$0")/../../tests/bin/atomic_write_hosts
+mw_prog=$(dirname "$0")/../../tests/bin/mw_hosts
 . "$(dirname "$0")/../scenarios/lib.sh"
 
 type=srdma
@@ -24,19 +27,14 @@ rc_test "rdma_rxe to srdma: ibv_rc_pingpong -s 65536" ibv_rc_pingpong -s 65536 -
 rc_test "rdma_rxe to srdma: ib_write_bw" ib_write_bw -F -s 16384 -n 50 -t 8 -u 18
 rc_test "rdma_rxe to srdma: ib_read_lat" ib_read_lat -F -s 2 -n 50
 
-# aw_run NAME RESPONDER_HOST: one run, the responder on that host; the
-# requester retries its TCP connection until the responder listens
-aw_run() {
-	if [ "$SRDMA_ROLE" = "$2" ]; then
-		check "$1: responder on $dev" run_tap "$1" "$prog" "$dev"
-	else
-		check "$1: requester on $dev" run_tap "$1" "$prog" "$dev" "$peer_ip"
-	fi
-}
-
+# the responder, or the windows' owner, waits; the other end retries its
+# TCP connection until it listens
 check "both hosts are ready for ATOMIC_WRITE" rc_barrier aw
-aw_run atomic_write_srdma_responds a
-aw_run atomic_write_rxe_responds b
+hosts_run "ATOMIC_WRITE and FLUSH, srdma responds" a "$prog"
+hosts_run "ATOMIC_WRITE and FLUSH, rdma_rxe responds" b "$prog"
+check "both hosts are ready for memory windows" rc_barrier mw
+hosts_run "memory windows of srdma, rdma_rxe accesses" a "$mw_prog"
+hosts_run "memory windows of rdma_rxe, srdma accesses" b "$mw_prog" -x rxe
 check "both hosts are done" rc_barrier aw_done
 
 # RoCEv2 over IPv6, both ways: RC and UD pingpong and rping -V (rdma_cm

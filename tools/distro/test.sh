@@ -105,7 +105,7 @@ run() {
 		"two VMs, RC tools between them, no kernel report"
 	[ "$(printf '%s\n' 6.2 "$release" | sort -V | head -n 1)" = 6.2 ] || return
 	stock_pair "$release" "$module" tools/distro/rxe_interop.sh rxe_interop 600 \
-		"srdma and this kernel's rdma_rxe, both ways: RC tools, ATOMIC_WRITE and FLUSH"
+		"srdma and this kernel's rdma_rxe, both ways: RC tools, ATOMIC_WRITE, FLUSH and memory windows"
 }
 
 if [ "$mode" != run ]; then

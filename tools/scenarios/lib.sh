@@ -507,6 +507,18 @@ rc_eth0_device() {
 
 # rc_serve HOST: two VMs: in the next rc_tests host HOST (a or b) serves
 # and the other host connects
+# hosts_run NAME WAITING_HOST PROGRAM [OPTION...]: a two-host test program
+# (tests/hosts.h) on $dev, the end that waits for the other on host
+# WAITING_HOST, the other given its address
+hosts_run() {
+	local name=$1 host=$2; shift 2
+	if [ "$SRDMA_ROLE" = "$host" ]; then
+		check "$name: $dev waits" run_tap "${name//[^[:alnum:]]/_}" "$@" "$dev"
+	else
+		check "$name: $dev connects" run_tap "${name//[^[:alnum:]]/_}" "$@" "$dev" "$peer_ip"
+	fi
+}
+
 rc_serve() {
 	rc_mode=client
 	[ "$SRDMA_ROLE" = "$1" ] && rc_mode=server
