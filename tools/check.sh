@@ -402,7 +402,7 @@ guest_env=${SRDMA_GUEST_ENV:+env $SRDMA_GUEST_ENV }
 runs=("${runs_shared[@]}" "${runs_alone[@]}" "${runs_timed[@]}")
 echo "check: ${#scenarios[@]} scenarios in ${#runs[@]} VM runs, ${#runs_shared[@]} of them $lanes at a time"
 declare -A run_index=()
-running=()
+running=() distro_pid=
 for ((r = 0; r < ${#runs[@]}; r++)); do
 	key=${runs[r]}
 	run_index[$key]=$r
@@ -423,9 +423,19 @@ for ((r = 0; r < ${#runs[@]}; r++)); do
 		wait "${running[@]}"
 		running=()
 	fi
+	# Debian's kernels' VM pairs beside the last of these runs (the
+	# 6.12 line's 2-CPU batch): each keeps about half the host busy
+	if [ $whole = 1 ] && [ $r = $(( ${#runs_shared[@]} + ${#runs_alone[@]} - 1 )) ]; then
+		echo "check: Debian's kernels' VM pairs beside run $r"
+		wait_late_tests
+		tools/distro/test.sh --run > "$out/distro-run.log" 2>&1 &
+		distro_pid=$!
+	fi
 	if [ $r = $(( ${#runs_shared[@]} + ${#runs_alone[@]} )) ]; then
 		echo "check: waiting for the late tests (a quiet host for the timed runs)"
 		wait_late_tests
+		[ -z "$distro_pid" ] || wait "$distro_pid"
+		distro_pid=
 	fi
 	echo "check: run $r (alone): $what"
 	run_vm "$key" "$r"
@@ -549,17 +559,19 @@ done
 
 # The late tests, then Debian's own 6.1 and 6.12 kernels running srdma
 # from the srdma-dkms package's source (Documentation/kernels.md), with the
-# whole suite only: their builds were late tests
+# whole suite only: their builds were late tests, their VM pairs ran
+# beside the last 2-CPU batch
 end_late_tests
 if [ $whole = 1 ]; then
 	distro_tests=0
+	[ -z "$distro_pid" ] || wait "$distro_pid"
 	while IFS= read -r line; do
 		echo "$line"
 		case $line in
 		PASS*) passed=$((passed + 1)) distro_tests=$((distro_tests + 1)) ;;
 		FAIL*) failed=$((failed + 1)) distro_tests=$((distro_tests + 1)) ;;
 		esac
-	done < <(tools/distro/test.sh --run 2>&1 | grep -E '^(PASS|FAIL|      )')
-	[ $distro_tests -gt 0 ] || fail "distro: tools/distro/test.sh --run gave no result"
+	done < <(grep -E '^(PASS|FAIL|      )' "$out/distro-run.log" 2> /dev/null)
+	[ $distro_tests -gt 0 ] || fail "distro: tools/distro/test.sh --run gave no result (log: $out/distro-run.log)"
 fi
 summary
