@@ -260,8 +260,9 @@ fi
 # one core busy. A run that must have the host to itself runs after them,
 # one at a time: a batch of 2-CPU guests (two such guests starve each
 # other), the batch of two-VM scenarios (two 1-CPU guests, each running its
-# side of every scenario: they keep both cores busy),
-# and last, once the late tests are done, the batch of scenarios that
+# side of every scenario: they keep both cores busy), with Debian's
+# kernels' VM pairs beside the last of them (the whole suite), and last,
+# once the late tests and the pairs are done, the batch of scenarios that
 # measure time (header "# alone: yes"). Results are reported in the order
 # of the scenarios (Documentation/testing.md, "Batches").
 #
