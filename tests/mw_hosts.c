@@ -36,7 +36,7 @@
  *
  * -x rxe, on both ends: the owner is the kernel's rdma_rxe, and what it is
  * known to do otherwise are TAP TODO lines, which do not fail the run.
- * Linux 6.12.117's rdma_rxe (found by this program):
+ * Linux 6.1.192's and 6.12.117's rdma_rxe (found by this program):
  *  - it checks an access through a window against the window's MR, not
  *    the window (rxe_resp.c check_rkey(): mr_check_range() on the MR):
  *    the WRITE across the window's end succeeds and lands past it;
