@@ -505,8 +505,6 @@ rc_eth0_device() {
 	check "the peer answers on the shared network" wait_until 30 ping -c1 -W1 "$peer_ip"
 }
 
-# rc_serve HOST: two VMs: in the next rc_tests host HOST (a or b) serves
-# and the other host connects
 # hosts_run NAME WAITING_HOST PROGRAM [OPTION...]: a two-host test program
 # (tests/hosts.h) on $dev, the end that waits for the other on host
 # WAITING_HOST, the other given its address
@@ -519,6 +517,8 @@ hosts_run() {
 	fi
 }
 
+# rc_serve HOST: two VMs: in the next rc_tests host HOST (a or b) serves
+# and the other host connects
 rc_serve() {
 	rc_mode=client
 	[ "$SRDMA_ROLE" = "$1" ] && rc_mode=server

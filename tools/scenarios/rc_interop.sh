@@ -5,11 +5,11 @@
 # Interoperability on the wire: host a runs srdma, host b the kernel's
 # rdma_rxe, each on its eth0. ibv_rc_pingpong and perftest's RC tests in
 # both directions (a serves, then b serves) while host a captures the
-# RoCEv2 traffic with tcpdump. Then, on host a: every captured packet
+# RoCEv2 traffic with tcpdump, and then tests/mw_hosts (each host's memory
+# windows used by the other). Then, on host a: every captured packet
 # decodes as InfiniBand (tshark), both hosts sent each kind of RC packet,
 # and every ICRC is correct (roce_icrc.py: tshark 4.0 shows the ICRC but
-# does not check it). Between the two, tests/mw_hosts: each host's memory
-# windows used by the other. SRDMA_REF=rxe runs rdma_rxe on host a too.
+# does not check it). SRDMA_REF=rxe runs rdma_rxe on host a too.
 . "$(dirname "$0")/lib.sh"
 mw_prog=$(dirname "$0")/../../tests/bin/mw_hosts
 
