@@ -27,7 +27,7 @@ static const struct access_case access_cases[] = {
 	  IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC, 0 },
 	{ "memory_window_bind", IB_ACCESS_MW_BIND, 0 },
 	{ "zero_based", IB_ZERO_BASED | IB_ACCESS_LOCAL_WRITE, -EOPNOTSUPP },
-	{ "on_demand", IB_ACCESS_ON_DEMAND, -EOPNOTSUPP },
+	{ "on_demand", IB_ACCESS_ON_DEMAND | IB_ACCESS_LOCAL_WRITE, 0 },
 	{ "unknown_high_bit", BIT(30), -EOPNOTSUPP },
 };
 

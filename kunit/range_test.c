@@ -131,6 +131,44 @@ static void user_mr_max_bytes_test(struct kunit *test)
 			-EINVAL);
 }
 
+/* ----------------------------------------------- srdma_odp_page_index() */
+
+struct odp_index_case {
+	const char *name;
+	u64 umem_start, address, iova, va;
+	unsigned long index;
+};
+
+static const struct odp_index_case odp_index_cases[] = {
+	{ "first_byte", 0x10000, 0x10000, 0x10000, 0x10000, 0 },
+	{ "unaligned_first_byte", 0x10000, 0x10123, 0x7777000123ULL,
+	  0x7777000123ULL, 0 },
+	{ "unaligned_next_page", 0x10000, 0x10123, 0x7777000123ULL,
+	  0x7777000123ULL + 0xedd, 1 },
+	{ "unaligned_last_in_page", 0x10000, 0x10123, 0x7777000123ULL,
+	  0x7777000123ULL + 0xedc, 0 },
+	{ "mr_ends_at_2^64", TOP - 0x1fff, TOP - 0x1fff, 0x1000, 0x2fff, 1 },
+	{ "iova_ends_at_2^64", 0x10000, 0x10000, TOP - 0x1fff, TOP, 1 },
+	{ "iova_below_address", 0x7fff0000, 0x7fff0010, 0x10, 0x2010, 2 },
+};
+
+static void odp_index_case_to_desc(const struct odp_index_case *c,
+				   char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(rt_odp_index, odp_index_cases, odp_index_case_to_desc);
+
+static void odp_page_index_test(struct kunit *test)
+{
+	const struct odp_index_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, srdma_odp_page_index(c->umem_start, c->address,
+						   c->iova, c->va),
+			c->index);
+}
+
 /* -------------------------------------------------- srdma_sq_may_fetch() */
 
 struct fetch_case {
@@ -590,6 +628,7 @@ static void mr_fence_test(struct kunit *test)
 static struct kunit_case range_test_cases[] = {
 	KUNIT_CASE_PARAM(range_ok_test, rt_range_gen_params),
 	KUNIT_CASE_PARAM(user_mr_check_test, rt_user_mr_gen_params),
+	KUNIT_CASE_PARAM(odp_page_index_test, rt_odp_index_gen_params),
 	KUNIT_CASE(user_mr_max_bytes_test),
 	KUNIT_CASE_PARAM(sq_may_fetch_test, rt_fetch_gen_params),
 	KUNIT_CASE(sq_never_laps_test),

@@ -58,6 +58,7 @@ enum srdma_counter {
 	SRDMA_CNT_RATE_THROTTLED_NS,
 	SRDMA_CNT_RR_WAITS,
 	SRDMA_CNT_PKT_NOMEM,
+	SRDMA_CNT_ODP_FAULTS,
 	SRDMA_NUM_COUNTERS
 };
 
@@ -546,8 +547,34 @@ struct srdma_resp {
  * The engine's state (@req, @comp, @resp, @swqes) is touched only by the
  * one running the task, and by modify_qp and destroy with the task paused.
  */
+/**
+ * struct srdma_odp - what the data path may use of an ODP MR's memory
+ * @lock: guards the bits against the MMU notifier, and the pages against
+ *        going while an access uses them
+ * @valid: a bit per page of the umem: mapped, may be read
+ * @writable: mapped for writing
+ */
+struct srdma_odp {
+	spinlock_t lock;	/* the bits, and the pages in use */
+	unsigned long *valid;
+	unsigned long *writable;
+};
+
+/* a QP's pending ODP fault (srdma_odp_defer()); bit 0 of @pending */
+struct srdma_odp_fault {
+	struct work_struct work;
+	unsigned long pending;
+	struct srdma_mr *mr;
+	u64 va;
+	u64 len;
+	bool write;
+	int err;			/* of the last fault */
+	struct srdma_mr *failed_mr;	/* its MR, compared only */
+};
+
 struct srdma_qp {
 	struct ib_qp ibqp;
+	struct srdma_odp_fault odp_fault;
 	struct mutex lock;	/* serializes modify, query, doorbell */
 	enum ib_qp_state state;
 	struct ib_qp_attr attr;
@@ -593,6 +620,7 @@ enum srdma_mr_kind {
 	SRDMA_MR_USER,		/* pinned user memory */
 	SRDMA_MR_FAST_REG,	/* pages given by map_mr_sg, valid after REG_MR */
 	SRDMA_MR_MW,		/* a window's key, range, rights (srdma_mw) */
+	SRDMA_MR_ODP,		/* user memory paged on demand (srdma_odp) */
 };
 
 /**
@@ -625,6 +653,7 @@ struct srdma_mr {
 	enum srdma_mr_kind kind;
 	int access;
 	struct ib_umem *umem;
+	struct srdma_odp *odp;
 	struct page **pages;
 	u64 *page_addrs;
 	u32 num_pages;
@@ -832,6 +861,41 @@ int srdma_mr_check_access(int access);
 #if IS_ENABLED(CONFIG_KUNIT)
 u32 srdma_mr_make_key(u32 index, u8 key_byte);
 int srdma_user_mr_check(u64 start, u64 length, u64 iova, u64 max_bytes);
+unsigned long srdma_odp_page_index(u64 umem_start, u64 address, u64 iova,
+				   u64 va);
+#endif
+
+/* srdma_odp.c, built where ib_core has ODP */
+#if IS_ENABLED(CONFIG_INFINIBAND_ON_DEMAND_PAGING)
+int srdma_odp_get(struct srdma_mr *mr, struct ib_device *ibdev, u64 start,
+		  u64 length, int access);
+void srdma_odp_put(struct srdma_mr *mr);
+int srdma_advise_mr(struct ib_pd *ibpd, enum ib_uverbs_advise_mr_advice advice,
+		    u32 flags, struct ib_sge *sg_list, u32 num_sge,
+		    struct uverbs_attr_bundle *attrs);
+void srdma_odp_init_qp(struct srdma_qp *qp);
+void srdma_odp_cleanup_qp(struct srdma_qp *qp);
+#else
+/* no ODP MR can exist: ib_core refuses IB_ACCESS_ON_DEMAND */
+static inline int srdma_odp_get(struct srdma_mr *mr, struct ib_device *ibdev,
+				u64 start, u64 length, int access)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline void srdma_odp_put(struct srdma_mr *mr) {}
+
+static inline int srdma_advise_mr(struct ib_pd *ibpd,
+				  enum ib_uverbs_advise_mr_advice advice,
+				  u32 flags, struct ib_sge *sg_list,
+				  u32 num_sge,
+				  struct uverbs_attr_bundle *attrs)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline void srdma_odp_init_qp(struct srdma_qp *qp) {}
+static inline void srdma_odp_cleanup_qp(struct srdma_qp *qp) {}
 #endif
 
 /* srdma_mw.c */

@@ -285,6 +285,7 @@ static void srdma_comp_read_response(struct srdma_qp *qp, struct sk_buff *skb)
 	struct srdma_swqe *swqe;
 	u64 offset;
 	bool last;
+	int err;
 
 	if ((flags & SRDMA_OP_AETH) &&
 	    srdma_aeth_type(((struct srdma_aeth *)srdma_hdr(bth, SRDMA_OP_AETH))->smsn) !=
@@ -310,9 +311,16 @@ static void srdma_comp_read_response(struct srdma_qp *qp, struct sk_buff *skb)
 		srdma_comp_fail(qp, IB_WC_BAD_RESP_ERR);
 		return;
 	}
-	if (srdma_sge_copy(qp, swqe->wqe.dma.sge, swqe->wqe.dma.num_sge,
-			   offset, (u8 *)bth + srdma_op_hdr_bytes(pkt->opcode),
-			   pkt->paylen, true)) {
+	err = srdma_sge_copy(qp, swqe->wqe.dma.sge, swqe->wqe.dma.num_sge,
+			     offset, (u8 *)bth + srdma_op_hdr_bytes(pkt->opcode),
+			     pkt->paylen, true);
+	/*
+	 * An ODP page being faulted in: the response is dropped, and the
+	 * READ goes again from it at the ACK timeout
+	 */
+	if (err == -EINPROGRESS)
+		return;
+	if (err) {
 		srdma_comp_fail(qp, IB_WC_LOC_PROT_ERR);
 		return;
 	}
@@ -325,13 +333,17 @@ static void srdma_comp_atomic_ack(struct srdma_qp *qp, struct sk_buff *skb)
 	struct srdma_atmack *atmack = srdma_hdr(bth, SRDMA_OP_ATMACK);
 	struct srdma_swqe *swqe;
 	u64 orig;
+	int err;
 
 	swqe = srdma_comp_response_wqe(qp, srdma_pkt(skb)->psn);
 	if (!swqe || !srdma_wr_is_atomic(swqe->wqe.wr.opcode))
 		return;
 	orig = be64_to_cpu(atmack->orig);
-	if (srdma_sge_copy(qp, swqe->wqe.dma.sge, swqe->wqe.dma.num_sge, 0,
-			   &orig, sizeof(orig), true)) {
+	err = srdma_sge_copy(qp, swqe->wqe.dma.sge, swqe->wqe.dma.num_sge, 0,
+			     &orig, sizeof(orig), true);
+	if (err == -EINPROGRESS)
+		return;		/* as a READ response's: dropped */
+	if (err) {
 		srdma_comp_fail(qp, IB_WC_LOC_PROT_ERR);
 		return;
 	}

@@ -37,6 +37,7 @@ static const struct rdma_stat_desc srdma_counter_descs[] = {
 	[SRDMA_CNT_RATE_THROTTLED_NS] = { .name = "rate_throttled_ns" },
 	[SRDMA_CNT_RR_WAITS] = { .name = "rr_waits" },
 	[SRDMA_CNT_PKT_NOMEM] = { .name = "pkt_nomem" },
+	[SRDMA_CNT_ODP_FAULTS] = { .name = "odp_faults" },
 };
 
 struct rdma_hw_stats *srdma_alloc_hw_port_stats(struct ib_device *ib_dev,

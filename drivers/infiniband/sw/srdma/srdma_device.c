@@ -94,6 +94,15 @@ void srdma_dev_init_attrs(struct srdma_dev *sdev)
 				 IB_DEVICE_ATOMIC_WRITE |
 				 IB_DEVICE_FLUSH_GLOBAL;
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
+	/* explicit ODP MRs on RC (srdma_odp.c), where ib_core has ODP */
+	if (IS_ENABLED(CONFIG_INFINIBAND_ON_DEMAND_PAGING)) {
+		attr->kernel_cap_flags |= IBK_ON_DEMAND_PAGING;
+		attr->odp_caps.general_caps = IB_ODP_SUPPORT;
+		attr->odp_caps.per_transport_caps.rc_odp_caps =
+			IB_ODP_SUPPORT_SEND | IB_ODP_SUPPORT_RECV |
+			IB_ODP_SUPPORT_WRITE | IB_ODP_SUPPORT_READ |
+			IB_ODP_SUPPORT_ATOMIC | IB_ODP_SUPPORT_SRQ_RECV;
+	}
 
 	xa_init_flags(&sdev->qp_xa, XA_FLAGS_ALLOC);
 	xa_init_flags(&sdev->mr_xa, XA_FLAGS_ALLOC1);
@@ -370,6 +379,7 @@ const struct ib_device_ops srdma_dev_ops = {
 	.query_qp = srdma_query_qp,
 	.query_srq = srdma_query_srq,
 	.reg_user_mr = srdma_reg_user_mr,
+	.advise_mr = srdma_advise_mr,
 	.rereg_user_mr = srdma_rereg_user_mr,
 	.req_notify_cq = srdma_req_notify_cq,
 	.resize_cq = srdma_resize_cq,

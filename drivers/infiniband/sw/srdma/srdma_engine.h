@@ -145,21 +145,80 @@ struct sk_buff *srdma_reorder_dequeue(struct srdma_qp *qp,
 				      struct sk_buff_head *queue);
 
 /* srdma_mem.c */
+enum srdma_atomic_op {
+	SRDMA_ATOMIC_CMP_SWAP,
+	SRDMA_ATOMIC_FETCH_ADD,
+	SRDMA_ATOMIC_WRITE,	/* ATOMIC WRITE: one store after all before it */
+};
+
+/* @op on the 8 aligned bytes at @p; the original value in *@orig */
+static inline void srdma_atomic_apply(u64 *p, enum srdma_atomic_op op,
+				      u64 value, u64 compare, u64 *orig)
+{
+	switch (op) {
+	case SRDMA_ATOMIC_CMP_SWAP:
+		*orig = cmpxchg64(p, compare, value);
+		break;
+	case SRDMA_ATOMIC_FETCH_ADD:
+		*orig = READ_ONCE(*p);
+		while (!try_cmpxchg64(p, orig, *orig + value))
+			;
+		break;
+	case SRDMA_ATOMIC_WRITE:
+		/* the release orders it after every earlier request's bytes */
+		smp_store_release(p, value);
+		break;
+	}
+}
+
 int srdma_mr_lookup(struct srdma_qp *qp, u32 key, u64 va, u64 length,
 		    int access, struct srdma_mr **mrp);
 bool srdma_mr_access_ok(struct srdma_mr *mr, u32 key, u64 va, u64 len);
 bool srdma_rkey_access_begin(struct srdma_mr *mr, u32 rkey, u64 va, u64 len);
 void srdma_rkey_access_end(struct srdma_mr *mr);
-void srdma_mr_copy(struct srdma_mr *mr, u64 va, void *buf, u32 length,
-		   bool to_mr);
+int srdma_mr_copy(struct srdma_mr *mr, u64 va, void *buf, u32 length,
+		  bool to_mr);
 int srdma_sge_copy(struct srdma_qp *qp, const struct rxe_sge *sge,
 		   u32 num_sge, u64 offset, void *buf, u32 length, bool to_sge);
-u64 srdma_mr_atomic(struct srdma_mr *mr, u64 va, bool cmp_swap, u64 swap_add,
-		    u64 compare);
-void srdma_mr_atomic_write(struct srdma_mr *mr, u64 va, u64 value);
+int srdma_mr_atomic(struct srdma_mr *mr, u64 va, enum srdma_atomic_op op,
+		    u64 value, u64 compare, u64 *orig);
 int srdma_mr_invalidate(struct srdma_qp *qp, u32 key);
 int srdma_mr_register(struct srdma_qp *qp, struct ib_mr *ibmr, u32 key,
 		      int access);
+
+/* srdma_odp.c; without ODP in ib_core no MR is of kind SRDMA_MR_ODP */
+#if IS_ENABLED(CONFIG_INFINIBAND_ON_DEMAND_PAGING)
+int srdma_odp_copy(struct srdma_mr *mr, u64 va, void *buf, u32 length,
+		   bool to_mr);
+int srdma_odp_atomic(struct srdma_mr *mr, u64 va, enum srdma_atomic_op op,
+		     u64 value, u64 compare, u64 *orig);
+int srdma_odp_defer(struct srdma_qp *qp, struct srdma_mr *mr, u64 va,
+		    u64 len, bool write);
+#else
+static inline int srdma_odp_copy(struct srdma_mr *mr, u64 va, void *buf,
+				 u32 length, bool to_mr)
+{
+	return -EAGAIN;
+}
+
+static inline int srdma_odp_atomic(struct srdma_mr *mr, u64 va,
+				   enum srdma_atomic_op op, u64 value,
+				   u64 compare, u64 *orig)
+{
+	return -EAGAIN;
+}
+
+static inline int srdma_odp_defer(struct srdma_qp *qp, struct srdma_mr *mr,
+				  u64 va, u64 len, bool write)
+{
+	return -EFAULT;
+}
+#endif
+/* a fault of the QP is being served: its engine waits (srdma_odp_defer()) */
+static inline bool srdma_odp_waiting(struct srdma_qp *qp)
+{
+	return test_bit(0, &qp->odp_fault.pending);
+}
 
 /* srdma_mw.c */
 enum ib_wc_status srdma_mw_bind(struct srdma_qp *qp,

@@ -175,14 +175,19 @@ static void srdma_mr_unmap(void *addr, struct page *mapped)
  * @buf: the kernel buffer
  * @length: bytes
  * @to_mr: copy from @buf into the MR, else from the MR into @buf
+ *
+ * Return: 0, or -EAGAIN if a page of an ODP MR is not there (nothing
+ * copied: srdma_odp_defer() asks for it).
  */
-void srdma_mr_copy(struct srdma_mr *mr, u64 va, void *buf, u32 length,
-		   bool to_mr)
+int srdma_mr_copy(struct srdma_mr *mr, u64 va, void *buf, u32 length,
+		  bool to_mr)
 {
 	struct page *mapped;
 	void *addr;
 	u32 room, n;
 
+	if (mr->kind == SRDMA_MR_ODP && length)
+		return srdma_odp_copy(mr, va, buf, length, to_mr);
 	while (length) {
 		addr = srdma_mr_map(mr, va, &room, &mapped);
 		n = min(room, length);
@@ -195,6 +200,7 @@ void srdma_mr_copy(struct srdma_mr *mr, u64 va, void *buf, u32 length,
 		buf += n;
 		length -= n;
 	}
+	return 0;
 }
 
 /**
@@ -208,7 +214,9 @@ void srdma_mr_copy(struct srdma_mr *mr, u64 va, void *buf, u32 length,
  * @length: bytes to copy; the list holds at least @offset + @length
  * @to_sge: copy into the SGEs' buffers (needs local write), else out of them
  *
- * Return: 0, or a negative errno if a key does not allow the access.
+ * Return: 0, or a negative errno if a key does not allow the access;
+ * -EINPROGRESS if a page of an ODP MR is not there yet (a work item faults
+ * it in, then kicks the engine).
  */
 int srdma_sge_copy(struct srdma_qp *qp, const struct rxe_sge *sge,
 		   u32 num_sge, u64 offset, void *buf, u32 length, bool to_sge)
@@ -228,8 +236,13 @@ int srdma_sge_copy(struct srdma_qp *qp, const struct rxe_sge *sge,
 				      access, &mr);
 		if (err)
 			return err;
-		srdma_mr_copy(mr, sge[i].addr + offset, buf, n, to_sge);
+		err = srdma_mr_copy(mr, sge[i].addr + offset, buf, n, to_sge);
+		if (err)
+			err = srdma_odp_defer(qp, mr, sge[i].addr + offset, n,
+					      to_sge);
 		srdma_mr_put(mr);
+		if (err)
+			return err;
 		buf += n;
 		length -= n;
 		offset = 0;
@@ -241,51 +254,29 @@ int srdma_sge_copy(struct srdma_qp *qp, const struct rxe_sge *sge,
  * srdma_mr_atomic() - execute an atomic on 8 aligned bytes of an MR
  * @mr: checked by srdma_mr_lookup() for the 8 bytes at @va
  * @va: the address, 8-byte aligned, so never across a page
- * @cmp_swap: compare and swap, else fetch and add
- * @swap_add: the value to swap in, or to add
+ * @op: compare and swap, fetch and add, or ATOMIC WRITE's store
+ * @value: the value to swap in, add or store
  * @compare: the value to compare with
+ * @orig: the original value (not for the store)
  *
  * Atomic with respect to the CPUs and to every other srdma atomic.
  *
- * Return: the original value.
+ * Return: 0, or -EAGAIN if the page of an ODP MR is not there (nothing
+ * done: srdma_odp_defer() asks for it).
  */
-u64 srdma_mr_atomic(struct srdma_mr *mr, u64 va, bool cmp_swap, u64 swap_add,
-		    u64 compare)
+int srdma_mr_atomic(struct srdma_mr *mr, u64 va, enum srdma_atomic_op op,
+		    u64 value, u64 compare, u64 *orig)
 {
 	struct page *mapped;
 	u32 room;
-	u64 *p = srdma_mr_map(mr, va, &room, &mapped);
-	u64 orig;
+	u64 *p;
 
-	if (cmp_swap) {
-		orig = cmpxchg64(p, compare, swap_add);
-	} else {
-		orig = READ_ONCE(*p);
-		while (!try_cmpxchg64(p, &orig, orig + swap_add))
-			;
-	}
+	if (mr->kind == SRDMA_MR_ODP)
+		return srdma_odp_atomic(mr, va, op, value, compare, orig);
+	p = srdma_mr_map(mr, va, &room, &mapped);
+	srdma_atomic_apply(p, op, value, compare, orig);
 	srdma_mr_unmap(p, mapped);
-	return orig;
-}
-
-/**
- * srdma_mr_atomic_write() - place the 8 bytes of an ATOMIC WRITE
- * @mr: checked by srdma_mr_lookup() for the 8 bytes at @va
- * @va: the address, 8-byte aligned, so never across a page
- * @value: the bytes, in the order they came
- *
- * One store, ordered after every earlier one (IBTA A19.4.2): whoever sees
- * it sees what the requests before it placed.
- */
-void srdma_mr_atomic_write(struct srdma_mr *mr, u64 va, u64 value)
-{
-	struct page *mapped;
-	u32 room;
-	u64 *p = srdma_mr_map(mr, va, &room, &mapped);
-
-	/* the release orders it after the bytes of every earlier request */
-	smp_store_release(p, value);
-	srdma_mr_unmap(p, mapped);
+	return 0;
 }
 
 /**

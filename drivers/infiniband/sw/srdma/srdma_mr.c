@@ -63,7 +63,7 @@ int srdma_mr_check_access(int access)
 	const int supported = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
 			      IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC |
 			      IB_ACCESS_MW_BIND | IB_ACCESS_RELAXED_ORDERING |
-			      IB_ACCESS_FLUSH_GLOBAL;
+			      IB_ACCESS_FLUSH_GLOBAL | IB_ACCESS_ON_DEMAND;
 
 	if (access & ~supported)
 		return -EOPNOTSUPP;
@@ -299,15 +299,21 @@ struct ib_mr *srdma_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 			  length, start, iova);
 		return ERR_PTR(-EINVAL);
 	}
-	mr = srdma_mr_alloc(ibpd, access, SRDMA_MR_USER);
+	mr = srdma_mr_alloc(ibpd, access, access & IB_ACCESS_ON_DEMAND ?
+				SRDMA_MR_ODP : SRDMA_MR_USER);
 	if (IS_ERR(mr))
 		return ERR_CAST(mr);
-	err = srdma_user_pages_get(ibpd->device, start, length, access, &up);
+	if (mr->kind == SRDMA_MR_ODP)
+		err = srdma_odp_get(mr, ibpd->device, start, length, access);
+	else
+		err = srdma_user_pages_get(ibpd->device, start, length, access,
+					   &up);
 	if (err) {
 		srdma_mr_unreserve(sdev, mr);
 		return ERR_PTR(err);
 	}
-	srdma_mr_swap_pages(mr, &up);
+	if (mr->kind == SRDMA_MR_USER)
+		srdma_mr_swap_pages(mr, &up);
 	mr->ibmr.iova = iova;
 	mr->ibmr.length = length;
 	mr->ibmr.page_size = PAGE_SIZE;
@@ -517,7 +523,9 @@ int srdma_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	}
 	srdma_mr_withdraw(sdev, mr);
 
-	if (mr->umem)
+	if (mr->kind == SRDMA_MR_ODP)
+		srdma_odp_put(mr);
+	else if (mr->umem)
 		ib_umem_release(mr->umem);
 	kvfree(mr->pages);
 	kfree(mr->page_addrs);

@@ -167,6 +167,7 @@ static int srdma_qp_init_engine(struct srdma_qp *qp)
 	refcount_set(&qp->refs, 1);
 	init_completion(&qp->released);
 	srdma_task_setup(qp);
+	srdma_odp_init_qp(qp);
 	srdma_timers_setup(qp);
 	srdma_qp_rate_init(qp);
 	skb_queue_head_init(&qp->resp_pkts);
@@ -277,6 +278,7 @@ int srdma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	srdma_qp_put(qp);
 	wait_for_completion(&qp->released);
 	srdma_task_pause(qp);
+	srdma_odp_cleanup_qp(qp);
 	cancel_work_sync(&qp->task.work);
 	srdma_qp_rate_fini(qp);
 	srdma_qp_free_engine(qp);

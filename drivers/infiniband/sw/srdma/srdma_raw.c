@@ -130,11 +130,18 @@ void srdma_raw_recv_frame(struct srdma_qp *qp, struct sk_buff *skb)
 	if (skb->len > resp->rwqe_length) {
 		wc.status = IB_WC_LOC_LEN_ERR;
 		srdma_count(sdev, SRDMA_CNT_LOCAL_ERRORS);
-	} else if (srdma_sge_copy(qp, resp->rwqe->dma.sge,
-				  resp->rwqe->dma.num_sge, 0, skb->data,
-				  skb->len, true)) {
-		srdma_rwqe_fail(qp, IB_WC_LOC_PROT_ERR, IB_EVENT_QP_FATAL);
-		return;
+	} else {
+		err = srdma_sge_copy(qp, resp->rwqe->dma.sge,
+				     resp->rwqe->dma.num_sge, 0, skb->data,
+				     skb->len, true);
+		/* an ODP page being faulted in: the frame is lost */
+		if (err == -EINPROGRESS)
+			return;
+		if (err) {
+			srdma_rwqe_fail(qp, IB_WC_LOC_PROT_ERR,
+					IB_EVENT_QP_FATAL);
+			return;
+		}
 	}
 	wc.byte_len = skb->len;
 	srdma_rwqe_complete(qp, &wc, false);

@@ -565,6 +565,9 @@ static bool srdma_req_rc_step(struct srdma_qp *qp, struct srdma_swqe *swqe)
 	/* a probe asks for an ACK: the answer reopens the window */
 	err = srdma_req_send_pkt(qp, swqe, psn, &next_psn,
 				 send == SRDMA_SEND_LAST || probing);
+	/* an ODP page being faulted in: the fault kicks the engine */
+	if (err == -EINPROGRESS)
+		return false;
 	if (err == -EAGAIN || err == -ENOMEM) {
 		if (!uc && srdma_req_refused_too_long(qp)) {
 			srdma_swqe_done(qp, swqe, IB_WC_RETRY_EXC_ERR);

@@ -173,6 +173,7 @@ static unsigned int srdma_resp_send_read(struct srdma_qp *qp)
 	struct sk_buff *skb;
 	bool refused = true, last;
 	unsigned int sent = 0;
+	int err = 0;
 	u8 opcode;
 	u32 n;
 
@@ -207,10 +208,19 @@ static unsigned int srdma_resp_send_read(struct srdma_qp *qp)
 			return sent;
 		}
 		if (n) {
-			srdma_mr_copy(resp->read_mr, resp->read_va,
-				      (u8 *)bth + srdma_op_hdr_bytes(opcode), n,
-				      false);
+			err = srdma_mr_copy(resp->read_mr, resp->read_va,
+					    (u8 *)bth + srdma_op_hdr_bytes(opcode),
+					    n, false);
 			srdma_rkey_access_end(resp->read_mr);
+		}
+		if (n && err) {
+			/* an ODP page: sent once the fault kicks the engine */
+			kfree_skb(skb);
+			if (srdma_odp_defer(qp, resp->read_mr, resp->read_va, n,
+					    false) == -EINPROGRESS)
+				return sent;
+			srdma_resp_fail(qp, resp->read_psn, SRDMA_RESP_ACCESS);
+			return sent;
 		}
 		srdma_bth_init(bth, opcode, false, srdma_pad_bytes(n),
 			       qp->attr.dest_qp_num, false, resp->read_psn);
@@ -268,16 +278,21 @@ static enum srdma_resp_verdict srdma_resp_send(struct srdma_qp *qp,
 	struct ib_wc wc = { .opcode = IB_WC_RECV };
 	enum srdma_resp_verdict verdict;
 	u32 rkey;
+	int err;
 
 	verdict = srdma_resp_take_rwqe(qp);
 	if (verdict != SRDMA_RESP_DONE)
 		return verdict;
 	if (!srdma_recv_fits(resp->placed, len, resp->rwqe_length))
 		return SRDMA_RESP_TOO_LONG;
-	if (srdma_sge_copy(qp, resp->rwqe->dma.sge, resp->rwqe->dma.num_sge,
-			   resp->placed,
-			   (u8 *)bth + srdma_op_hdr_bytes(bth->opcode), len,
-			   true))
+	err = srdma_sge_copy(qp, resp->rwqe->dma.sge, resp->rwqe->dma.num_sge,
+			     resp->placed,
+			     (u8 *)bth + srdma_op_hdr_bytes(bth->opcode), len,
+			     true);
+	/* an ODP page being faulted in: RNR NAK, as an RNIC does */
+	if (err == -EINPROGRESS)
+		return SRDMA_RESP_RNR;
+	if (err)
 		return SRDMA_RESP_LOCAL;
 	resp->placed += len;
 	if (!(flags & SRDMA_OP_LAST)) {
@@ -302,6 +317,27 @@ static enum srdma_resp_verdict srdma_resp_send(struct srdma_qp *qp,
 	return SRDMA_RESP_DONE;
 }
 
+/*
+ * A page of the WRITE's ODP MR is not there: RNR NAK while a work item
+ * faults it in, the responder as before the packet (a first packet's MR
+ * reference dropped: the retry looks the key up again); a remote access
+ * error if that fault failed
+ */
+static enum srdma_resp_verdict srdma_resp_write_fault(struct srdma_qp *qp,
+						      u32 flags, u32 len)
+{
+	struct srdma_resp *resp = &qp->resp;
+	int err = srdma_odp_defer(qp, resp->mr, resp->va, len, true);
+
+	if (err != -EINPROGRESS)
+		return SRDMA_RESP_ACCESS;
+	if (flags & SRDMA_OP_RETH) {
+		srdma_mr_put(resp->mr);
+		resp->mr = NULL;
+	}
+	return SRDMA_RESP_RNR;
+}
+
 static enum srdma_resp_verdict srdma_resp_write(struct srdma_qp *qp,
 						struct sk_buff *skb, u32 flags)
 {
@@ -314,6 +350,7 @@ static enum srdma_resp_verdict srdma_resp_write(struct srdma_qp *qp,
 	struct srdma_mr *mr = NULL;
 	u64 va;
 	u32 dma_len;
+	int err;
 
 	/* before anything is written: a retry must find the same state */
 	if (flags & SRDMA_OP_IMMDT) {
@@ -343,10 +380,12 @@ static enum srdma_resp_verdict srdma_resp_write(struct srdma_qp *qp,
 	if (len) {
 		if (!srdma_rkey_access_begin(resp->mr, resp->rkey, resp->va, len))
 			return SRDMA_RESP_ACCESS;
-		srdma_mr_copy(resp->mr, resp->va,
-			      (u8 *)bth + srdma_op_hdr_bytes(bth->opcode), len,
-			      true);
+		err = srdma_mr_copy(resp->mr, resp->va,
+				    (u8 *)bth + srdma_op_hdr_bytes(bth->opcode),
+				    len, true);
 		srdma_rkey_access_end(resp->mr);
+		if (err)
+			return srdma_resp_write_fault(qp, flags, len);
 	}
 	resp->va += len;
 	resp->resid -= len;
@@ -459,17 +498,23 @@ static enum srdma_resp_verdict srdma_resp_atomic(struct srdma_qp *qp,
 	struct srdma_res *res;
 	struct srdma_mr *mr;
 	u64 orig;
+	int err;
 
 	if (!qp->attr.max_dest_rd_atomic || !IS_ALIGNED(va, sizeof(u64)))
 		return SRDMA_RESP_INVALID;
 	mr = srdma_resp_atomic_begin(qp, rkey, va, IB_ACCESS_REMOTE_ATOMIC);
 	if (!mr)
 		return SRDMA_RESP_ACCESS;
-	orig = srdma_mr_atomic(mr, va,
-			       bth->opcode == IB_OPCODE_RC_COMPARE_SWAP,
-			       be64_to_cpu(atm->swap_add),
-			       be64_to_cpu(atm->compare));
+	err = srdma_mr_atomic(mr, va,
+			      bth->opcode == IB_OPCODE_RC_COMPARE_SWAP ?
+			      SRDMA_ATOMIC_CMP_SWAP : SRDMA_ATOMIC_FETCH_ADD,
+			      be64_to_cpu(atm->swap_add),
+			      be64_to_cpu(atm->compare), &orig);
+	if (err)
+		err = srdma_odp_defer(qp, mr, va, sizeof(u64), true);
 	srdma_resp_atomic_end(mr);
+	if (err)
+		return err == -EINPROGRESS ? SRDMA_RESP_RNR : SRDMA_RESP_ACCESS;
 	res = srdma_resp_executed_res(qp, SRDMA_RES_ATOMIC, psn);
 	res->orig = orig;
 	srdma_resp_send_atomic_ack(qp, psn, orig);
@@ -488,9 +533,10 @@ static enum srdma_resp_verdict srdma_resp_atomic_write(struct srdma_qp *qp,
 	struct srdma_bth *bth = (struct srdma_bth *)skb->data;
 	struct srdma_reth *reth = srdma_hdr(bth, SRDMA_OP_RETH);
 	u32 psn = srdma_pkt(skb)->psn, rkey = be32_to_cpu(reth->rkey);
-	u64 va = be64_to_cpu(reth->va);
+	u64 va = be64_to_cpu(reth->va), orig;
 	struct srdma_res *res;
 	struct srdma_mr *mr;
+	int err;
 
 	if (!qp->attr.max_dest_rd_atomic ||
 	    be32_to_cpu(reth->len) != sizeof(u64) ||
@@ -500,10 +546,15 @@ static enum srdma_resp_verdict srdma_resp_atomic_write(struct srdma_qp *qp,
 	mr = srdma_resp_atomic_begin(qp, rkey, va, IB_ACCESS_REMOTE_WRITE);
 	if (!mr)
 		return SRDMA_RESP_ACCESS;
-	srdma_mr_atomic_write(mr, va,
+	err = srdma_mr_atomic(mr, va, SRDMA_ATOMIC_WRITE,
 			      get_unaligned((u64 *)((u8 *)bth +
-					  srdma_op_hdr_bytes(bth->opcode))));
+					  srdma_op_hdr_bytes(bth->opcode))),
+			      0, &orig);
+	if (err)
+		err = srdma_odp_defer(qp, mr, va, sizeof(u64), true);
 	srdma_resp_atomic_end(mr);
+	if (err)
+		return err == -EINPROGRESS ? SRDMA_RESP_RNR : SRDMA_RESP_ACCESS;
 	res = srdma_resp_executed_res(qp, SRDMA_RES_NO_PAYLOAD, psn);
 	srdma_resp_start_read(qp, res, NULL, psn, va, 0);
 	return SRDMA_RESP_ANSWERED;

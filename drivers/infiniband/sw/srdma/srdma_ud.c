@@ -213,11 +213,16 @@ void srdma_ud_recv_pkt(struct srdma_qp *qp, struct sk_buff *skb)
 		return;
 	}
 	srdma_ud_grh(skb, &grh);
-	if (srdma_sge_copy(qp, resp->rwqe->dma.sge, resp->rwqe->dma.num_sge, 0,
-			   &grh, sizeof(grh), true) ||
-	    srdma_sge_copy(qp, resp->rwqe->dma.sge, resp->rwqe->dma.num_sge,
-			   sizeof(grh), (u8 *)bth + srdma_op_hdr_bytes(bth->opcode),
-			   pkt->paylen, true)) {
+	err = srdma_sge_copy(qp, resp->rwqe->dma.sge, resp->rwqe->dma.num_sge,
+			     0, &grh, sizeof(grh), true) ?:
+	      srdma_sge_copy(qp, resp->rwqe->dma.sge, resp->rwqe->dma.num_sge,
+			     sizeof(grh),
+			     (u8 *)bth + srdma_op_hdr_bytes(bth->opcode),
+			     pkt->paylen, true);
+	/* an ODP page being faulted in: the datagram is lost, the WQE stays */
+	if (err == -EINPROGRESS)
+		return;
+	if (err) {
 		srdma_rwqe_fail(qp, IB_WC_LOC_PROT_ERR, IB_EVENT_QP_FATAL);
 		return;
 	}

@@ -235,17 +235,21 @@ void srdma_swqe_done(struct srdma_qp *qp, struct srdma_swqe *swqe,
  * @buf: where they go
  * @len: bytes to copy, within the message (srdma_req_pkt_span())
  *
- * Return: 0, or -EACCES if an SGE's key does not allow the access.
+ * Return: 0, -EACCES if an SGE's key does not allow the access, or
+ * -EINPROGRESS if a page of an ODP MR is being faulted in.
  */
 int srdma_swqe_copy(struct srdma_qp *qp, struct srdma_swqe *swqe, u64 offset,
 		    void *buf, u32 len)
 {
+	int err;
+
 	if (swqe->wqe.wr.send_flags & IB_SEND_INLINE) {
 		memcpy(buf, swqe->wqe.dma.inline_data + offset, len);
 		return 0;
 	}
-	return srdma_sge_copy(qp, swqe->wqe.dma.sge, swqe->wqe.dma.num_sge,
-			      offset, buf, len, false) ? -EACCES : 0;
+	err = srdma_sge_copy(qp, swqe->wqe.dma.sge, swqe->wqe.dma.num_sge,
+			     offset, buf, len, false);
+	return err == -EINPROGRESS ? err : err ? -EACCES : 0;
 }
 
 /*
