@@ -277,7 +277,11 @@ static void srdma_comp_wqe_done(struct srdma_qp *qp, struct srdma_swqe *swqe,
 	srdma_comp_progress(qp, srdma_psn_add(psn, 1));
 }
 
-static void srdma_comp_read_response(struct srdma_qp *qp, struct sk_buff *skb)
+/*
+ * false, or true if @skb must be taken again once an ODP page of its
+ * destination is faulted in (the fault kicks the engine)
+ */
+static bool srdma_comp_read_response(struct srdma_qp *qp, struct sk_buff *skb)
 {
 	struct srdma_bth *bth = (struct srdma_bth *)skb->data;
 	struct srdma_pkt *pkt = srdma_pkt(skb);
@@ -290,16 +294,16 @@ static void srdma_comp_read_response(struct srdma_qp *qp, struct sk_buff *skb)
 	if ((flags & SRDMA_OP_AETH) &&
 	    srdma_aeth_type(((struct srdma_aeth *)srdma_hdr(bth, SRDMA_OP_AETH))->smsn) !=
 	    SRDMA_AETH_ACK)
-		return;
+		return false;
 	swqe = srdma_comp_response_wqe(qp, pkt->psn);
 	if (!swqe || srdma_wr_is_atomic(swqe->wqe.wr.opcode))
-		return;
+		return false;
 	if (srdma_wr_is_no_payload_rd(swqe->wqe.wr.opcode)) {
 		if ((flags & SRDMA_OP_ONLY) != SRDMA_OP_ONLY || pkt->paylen)
 			srdma_comp_fail(qp, IB_WC_BAD_RESP_ERR);
 		else
 			srdma_comp_wqe_done(qp, swqe, pkt->psn);
-		return;
+		return false;
 	}
 	offset = (u64)srdma_psn_diff(pkt->psn, swqe->first_psn) *
 		 qp->mtu_bytes;
@@ -309,25 +313,23 @@ static void srdma_comp_read_response(struct srdma_qp *qp, struct sk_buff *skb)
 	    (!last && pkt->paylen != qp->mtu_bytes) ||
 	    (last && offset + pkt->paylen != swqe->length)) {
 		srdma_comp_fail(qp, IB_WC_BAD_RESP_ERR);
-		return;
+		return false;
 	}
 	err = srdma_sge_copy(qp, swqe->wqe.dma.sge, swqe->wqe.dma.num_sge,
 			     offset, (u8 *)bth + srdma_op_hdr_bytes(pkt->opcode),
 			     pkt->paylen, true);
-	/*
-	 * An ODP page being faulted in: the response is dropped, and the
-	 * READ goes again from it at the ACK timeout
-	 */
 	if (err == -EINPROGRESS)
-		return;
+		return true;
 	if (err) {
 		srdma_comp_fail(qp, IB_WC_LOC_PROT_ERR);
-		return;
+		return false;
 	}
 	srdma_comp_wqe_done(qp, swqe, pkt->psn);
+	return false;
 }
 
-static void srdma_comp_atomic_ack(struct srdma_qp *qp, struct sk_buff *skb)
+/* as srdma_comp_read_response() */
+static bool srdma_comp_atomic_ack(struct srdma_qp *qp, struct sk_buff *skb)
 {
 	struct srdma_bth *bth = (struct srdma_bth *)skb->data;
 	struct srdma_atmack *atmack = srdma_hdr(bth, SRDMA_OP_ATMACK);
@@ -337,17 +339,18 @@ static void srdma_comp_atomic_ack(struct srdma_qp *qp, struct sk_buff *skb)
 
 	swqe = srdma_comp_response_wqe(qp, srdma_pkt(skb)->psn);
 	if (!swqe || !srdma_wr_is_atomic(swqe->wqe.wr.opcode))
-		return;
+		return false;
 	orig = be64_to_cpu(atmack->orig);
 	err = srdma_sge_copy(qp, swqe->wqe.dma.sge, swqe->wqe.dma.num_sge, 0,
 			     &orig, sizeof(orig), true);
 	if (err == -EINPROGRESS)
-		return;		/* as a READ response's: dropped */
+		return true;
 	if (err) {
 		srdma_comp_fail(qp, IB_WC_LOC_PROT_ERR);
-		return;
+		return false;
 	}
 	srdma_comp_wqe_done(qp, swqe, srdma_pkt(skb)->psn);
+	return false;
 }
 
 /* the WQE under way whose PSNs hold @psn, or NULL */
@@ -387,17 +390,19 @@ static bool srdma_comp_solicited(struct srdma_qp *qp, struct sk_buff *skb)
 	       srdma_wr_is_atomic(swqe->wqe.wr.opcode);
 }
 
-static void srdma_comp_pkt(struct srdma_qp *qp, struct sk_buff *skb)
+/* false, or true if @skb must be taken again (an ODP fault) */
+static bool srdma_comp_pkt(struct srdma_qp *qp, struct sk_buff *skb)
 {
 	struct srdma_bth *bth = (struct srdma_bth *)skb->data;
 	struct srdma_pkt *pkt = srdma_pkt(skb);
 	u32 psn = qp->comp.psn;
+	bool again = false;
 	__be32 smsn;
 
 	if (!srdma_comp_solicited(qp, skb)) {
 		srdma_count(to_srdma_dev(qp->ibqp.device),
 			    SRDMA_CNT_DROP_UNSOLICITED);
-		return;
+		return false;
 	}
 	/* a response that overtook the one expected waits for it */
 	if (pkt->opcode != IB_OPCODE_RC_ACKNOWLEDGE &&
@@ -405,7 +410,7 @@ static void srdma_comp_pkt(struct srdma_qp *qp, struct sk_buff *skb)
 	    srdma_reorder_hold(&qp->comp_ahead, skb, qp->comp.psn) ==
 	    SRDMA_REORDER_WAIT) {
 		srdma_comp_restart_timer(qp);
-		return;
+		return false;
 	}
 	switch (pkt->opcode) {
 	case IB_OPCODE_RC_ACKNOWLEDGE:
@@ -425,10 +430,10 @@ static void srdma_comp_pkt(struct srdma_qp *qp, struct sk_buff *skb)
 		}
 		break;
 	case IB_OPCODE_RC_ATOMIC_ACKNOWLEDGE:
-		srdma_comp_atomic_ack(qp, skb);
+		again = srdma_comp_atomic_ack(qp, skb);
 		break;
 	default:
-		srdma_comp_read_response(qp, skb);
+		again = srdma_comp_read_response(qp, skb);
 		break;
 	}
 	/*
@@ -437,6 +442,7 @@ static void srdma_comp_pkt(struct srdma_qp *qp, struct sk_buff *skb)
 	 */
 	if (qp->comp.psn == psn && qp->comp.deadline_ns)
 		srdma_comp_restart_timer(qp);
+	return again;
 }
 
 /**
@@ -462,7 +468,11 @@ unsigned int srdma_comp_run(struct srdma_qp *qp)
 	while (done < SRDMA_ENGINE_BATCH &&
 	       (skb = srdma_reorder_dequeue(qp, &qp->comp_ahead, qp->comp.psn,
 					    &qp->comp_pkts))) {
-		srdma_comp_pkt(qp, skb);
+		if (srdma_comp_pkt(qp, skb)) {
+			/* first again once the fault kicks the engine */
+			skb_queue_head(&qp->comp_pkts, skb);
+			break;
+		}
 		kfree_skb(skb);
 		done++;
 	}
