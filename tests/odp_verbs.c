@@ -22,7 +22,9 @@
  * - ibv_advise_mr() prefetch of b's memory (through ib_uverbs' command:
  *   librxe 44 has no advise_mr), then a WRITE into it; a prefetch with a
  *   key of no ODP MR: EINVAL;
- * - an implicit ODP MR (address NULL, length SIZE_MAX) is refused.
+ * - an implicit ODP MR (address NULL, length SIZE_MAX) is refused;
+ * - a hole unmapped in each MR: a WRITE into b's gets
+ *   IBV_WC_REM_ACCESS_ERR, a SEND from a's IBV_WC_LOC_PROT_ERR.
  *
  * Output is TAP; exit status 0 if every check passed, 1 if one failed, 2
  * if the devices cannot be used.
@@ -241,6 +243,50 @@ static void test_advise(struct rc_pair *p, struct odp_buf *a,
 	rc_buf_free(&plain);
 }
 
+/*
+ * A hole in an ODP MR (its memory unmapped, the MR still registered): a
+ * WRITE into b's hole fails with IBV_WC_REM_ACCESS_ERR, a SEND from a's
+ * with IBV_WC_LOC_PROT_ERR; each on a pair of its own (the error puts
+ * the QPs in ERR)
+ */
+static void test_holes(struct rc_dev *da, struct rc_dev *db,
+		       const struct rc_qp_opts *o, struct odp_buf *a,
+		       struct odp_buf *b)
+{
+	unsigned char *hole_a = a->p + A_ATOMIC, *hole_b = b->p + B_RECV;
+	struct ibv_send_wr wr;
+	struct ibv_sge sge;
+	struct rc_pair p;
+	int status;
+
+	if (!check(!munmap(hole_a, MSG_BYTES) && !munmap(hole_b, MSG_BYTES),
+		   "a hole in each ODP MR (munmap)"))
+		return;
+	if (check(!rc_pair_create(&p, da, db, o) && !rc_pair_connect(&p),
+		  "a new pair for the WRITE into b's hole")) {
+		sge = sge_at(a, A_SRC, SEND_BYTES);
+		wr = rc_send_wr(++wr_id, IBV_WR_RDMA_WRITE, &sge, 1,
+				IBV_SEND_SIGNALED, (uintptr_t)hole_b,
+				b->mr->rkey);
+		status = post_wait(&p.a, &wr);
+		if (!check(status == IBV_WC_REM_ACCESS_ERR,
+			   "WRITE into a hole of b's ODP MR: IBV_WC_REM_ACCESS_ERR"))
+			diag("status %d", status);
+		rc_pair_destroy(&p);
+	}
+	if (check(!rc_pair_create(&p, da, db, o) && !rc_pair_connect(&p),
+		  "a new pair for the SEND from a's hole")) {
+		sge = sge_at(a, A_ATOMIC, SEND_BYTES);
+		wr = rc_send_wr(++wr_id, IBV_WR_SEND, &sge, 1,
+				IBV_SEND_SIGNALED, 0, 0);
+		status = post_wait(&p.a, &wr);
+		if (!check(status == IBV_WC_LOC_PROT_ERR,
+			   "SEND from a hole of a's ODP MR: IBV_WC_LOC_PROT_ERR"))
+			diag("status %d", status);
+		rc_pair_destroy(&p);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct rc_dev da = { 0 }, db = { 0 }, *pb = &da;
@@ -279,6 +325,7 @@ int main(int argc, char **argv)
 		ibv_dereg_mr(mr);
 
 	rc_pair_destroy(&p);
+	test_holes(&da, pb, &o, &a, &b);
 	odp_buf_put(&a);
 	odp_buf_put(&b);
 	if (pb == &db)

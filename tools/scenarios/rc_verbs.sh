@@ -9,12 +9,13 @@
 # srdma0 and srdma1 on veth1 in namespace peer (srdma listens in every
 # namespace).
 # Both ways also tests/odp_verbs: on-demand paging MRs (faults on every
-# RC path, pages taken away by MADV_DONTNEED and a new mapping, prefetch),
+# RC path, pages taken away by MADV_DONTNEED and a new mapping, prefetch,
+# holes unmapped in an MR failing the accesses),
 # with srdma0's odp_faults counter growing.
 # SRDMA_REF=rxe runs the loopback part on rdma_rxe, with rxe's known
 # deviations from the IBTA as TAP TODO (rxe listens in the initial namespace
-# only, so there is no two-device part), and no ODP (rdma_rxe has none
-# before 6.14).
+# only, so there is no two-device part), and no ODP (the rdma_rxe of 6.1
+# and 6.12 has none).
 prog=$(dirname "$0")/../../tests/bin/rc_verbs
 odp=$(dirname "$0")/../../tests/bin/odp_verbs
 if [ ! -x "$prog" ]; then

@@ -9,7 +9,7 @@
  *
  * The data path runs with bottom halves off and cannot fault: under the
  * odp lock it either finds every page of an access valid and uses them
- * (srdma_odp_begin() .. srdma_odp_end()), or gets -EAGAIN; then the engine
+ * (srdma_odp_copy(), srdma_odp_atomic()), or gets -EAGAIN; then the engine
  * hands the range to srdma_odp_defer(), stops without consuming the packet
  * or work request, and is kicked again once a work item has faulted the
  * range in (Documentation/transport.md, "On-demand paging").
