@@ -303,7 +303,7 @@ void srdma_odp_cleanup_qp(struct srdma_qp *qp)
 
 /**
  * srdma_odp_defer() - have a work item fault in what an access of @qp's
- * engine found missing (srdma_odp_begin(): -EAGAIN)
+ * engine found missing (srdma_odp_copy() or srdma_odp_atomic(): -EAGAIN)
  * @qp: the QP; its engine stops and is kicked once the fault is served
  * @mr: the ODP MR, referenced by the caller (the work takes its own)
  * @va: the first byte
