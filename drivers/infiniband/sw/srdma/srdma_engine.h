@@ -214,11 +214,6 @@ static inline int srdma_odp_defer(struct srdma_qp *qp, struct srdma_mr *mr,
 	return -EFAULT;
 }
 #endif
-/* a fault of the QP is being served: its engine waits (srdma_odp_defer()) */
-static inline bool srdma_odp_waiting(struct srdma_qp *qp)
-{
-	return test_bit(0, &qp->odp_fault.pending);
-}
 
 /* srdma_mw.c */
 enum ib_wc_status srdma_mw_bind(struct srdma_qp *qp,

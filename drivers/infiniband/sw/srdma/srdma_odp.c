@@ -169,7 +169,7 @@ static int srdma_odp_fault(struct srdma_mr *mr, u64 va, u64 len,
 	return mapped < need ? -EFAULT : 0;
 }
 
-/* every page of @len bytes at @va may be used (@write: written); odp lock */
+/* every page of @len bytes at @va may be used (@write: written) */
 static bool srdma_odp_present(struct srdma_mr *mr, u64 va, u64 len,
 			      bool write)
 {
@@ -178,19 +178,24 @@ static bool srdma_odp_present(struct srdma_mr *mr, u64 va, u64 len,
 	unsigned long last = srdma_odp_index(mr, user + len - 1);
 	unsigned long *bits = write ? mr->odp->writable : mr->odp->valid;
 
+	lockdep_assert_held(&mr->odp->lock);
 	return find_next_zero_bit(bits, last + 1, first) > last;
 }
 
 /*
  * The kernel address of byte @va of @mr, and the bytes after it in its
- * page; its page present, under the odp lock. srdma's DMA addresses are
- * kernel addresses (ib_uses_virt_dma()).
+ * page; its page present. srdma's DMA addresses are kernel addresses
+ * (ib_uses_virt_dma()).
  */
 static void *srdma_odp_addr(struct srdma_mr *mr, u64 va, u32 *room)
 {
 	struct ib_umem_odp *umem_odp = to_ib_umem_odp(mr->umem);
 	u64 user = srdma_odp_user(mr, va);
-	dma_addr_t dma = umem_odp->dma_list[srdma_odp_index(mr, user)];
+	dma_addr_t dma;
+
+	/* the notifier unmaps the page only after taking the lock */
+	lockdep_assert_held(&mr->odp->lock);
+	dma = umem_odp->dma_list[srdma_odp_index(mr, user)];
 
 	*room = PAGE_SIZE - offset_in_page(user);
 	return (void *)(uintptr_t)(dma & ODP_DMA_ADDR_MASK) +
