@@ -458,7 +458,8 @@ scenario_result() {
 		sd=$dir/$vm/$s
 		if [ ! -e "$sd/exit-status" ]; then
 			echo "host $vm: not run to its end: the VM died or timed out (see $dir.log, $dir/$vm/console.log)"
-			grep -h '^vm/' "$dir.log" | sed 's/^/  /'
+			# with the verdict's report lines: CI's logs are gone later
+			grep -h -E '^(vm/|    )' "$dir.log" | sed 's/^/  /'
 			bad=1
 			continue
 		fi
