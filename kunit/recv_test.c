@@ -5,11 +5,14 @@
  * opcode's extension headers, payload, pad, ICRC): every length at and
  * around each limit, the version, the P_Key, the pad, a payload where
  * none may be, an IPv4 header with options. What it accepts it must
- * describe exactly (opcode, PSN, payload length).
+ * describe exactly (opcode, PSN, payload length). The same packets in page
+ * fragments, split anywhere: the headers are pulled, the payload copied
+ * from where it lies (srdma_mr_copy_skb()).
  */
 #include <kunit/test.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
+#include <linux/random.h>
 
 #include "srdma_engine.h"
 
@@ -159,9 +162,93 @@ static void recv_every_opcode_length_test(struct kunit *test)
 	}
 }
 
+/*
+ * A copy of @skb (network header at its head) whose bytes from @split after
+ * skb->data on are in page fragments of at most @frag bytes each
+ */
+static struct sk_buff *recv_fragment(struct kunit *test, struct sk_buff *skb,
+				     unsigned int split, unsigned int frag)
+{
+	unsigned int ip = skb->data - skb_network_header(skb), at, n, i = 0;
+	struct sk_buff *f = alloc_skb(ip + split + 32, GFP_KERNEL);
+	struct page *page;
+
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	skb_reserve(f, 32);
+	skb_reset_network_header(f);
+	skb_put_data(f, skb_network_header(skb), ip + split);
+	for (at = split; at < skb->len; at += n) {
+		n = min(frag, skb->len - at);
+		page = alloc_page(GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, page);
+		memcpy(page_address(page), skb->data + at, n);
+		skb_add_rx_frag(f, i++, page, 0, n, PAGE_SIZE);
+	}
+	f->protocol = skb->protocol;
+	skb_pull(f, ip);
+	return f;
+}
+
+/*
+ * A WRITE whose headers and payload lie in fragments, split anywhere: it
+ * parses as the linear one, its headers end up linear, and the payload is
+ * copied into an MR byte for byte from the fragments
+ */
+static void recv_fragments_test(struct kunit *test)
+{
+	struct recv_case c = GOOD("", RC_RDMA_WRITE_ONLY, 3000);
+	static const unsigned int splits[] = { 0, 1, 12, 27, 28, 29, 1000 };
+	static const unsigned int frags[] = { 1, 5, 512, 4096 };
+	unsigned int hdr = srdma_op_hdr_bytes(c.opcode), i, j, k;
+	struct sk_buff *skb = recv_build(test, &c), *f;
+	struct srdma_mr *mr;
+	u8 *dst;
+
+	mr = kunit_kzalloc(test, sizeof(*mr), GFP_KERNEL);
+	dst = kunit_kzalloc(test, c.payload, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, mr);
+	KUNIT_ASSERT_NOT_NULL(test, dst);
+	mr->kind = SRDMA_MR_DMA;
+	get_random_bytes(skb->data + hdr, c.payload);
+	for (i = 0; i < ARRAY_SIZE(splits); i++) {
+		for (j = 0; j < ARRAY_SIZE(frags); j++) {
+			if (DIV_ROUND_UP(skb->len - splits[i], frags[j]) >
+			    MAX_SKB_FRAGS)
+				continue;
+			f = recv_fragment(test, skb, splits[i], frags[j]);
+			KUNIT_EXPECT_TRUE_MSG(test, srdma_pkt_parse(f),
+					      "split %u, fragments of %u",
+					      splits[i], frags[j]);
+			KUNIT_EXPECT_GE(test, skb_headlen(f), hdr);
+			KUNIT_EXPECT_EQ(test, srdma_pkt(f)->paylen, c.payload);
+			memset(dst, 0, c.payload);
+			KUNIT_EXPECT_EQ(test, srdma_mr_copy_skb(mr, (uintptr_t)dst,
+								f, hdr,
+								c.payload), 0);
+			for (k = 0; k < c.payload; k++)
+				if (dst[k] != skb->data[hdr + k])
+					break;
+			KUNIT_EXPECT_EQ_MSG(test, k, c.payload,
+					    "split %u, fragments of %u: first byte that differs",
+					    splits[i], frags[j]);
+			kfree_skb(f);
+		}
+	}
+	/* one byte short of the headers, in fragments: refused */
+	c.payload = 0;
+	c.cut = 1;
+	kfree_skb(skb);
+	skb = recv_build(test, &c);
+	f = recv_fragment(test, skb, 1, 3);
+	KUNIT_EXPECT_FALSE(test, srdma_pkt_parse(f));
+	kfree_skb(f);
+	kfree_skb(skb);
+}
+
 static struct kunit_case recv_test_cases[] = {
 	KUNIT_CASE_PARAM(recv_parse_test, recv_cases_gen_params),
 	KUNIT_CASE(recv_every_opcode_length_test),
+	KUNIT_CASE(recv_fragments_test),
 	{}
 };
 

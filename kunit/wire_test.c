@@ -223,6 +223,42 @@ static u32 icrc_of(const u8 *pkt, unsigned int len)
 			  len - L4_OFFSET - SRDMA_ICRC_BYTES);
 }
 
+/*
+ * srdma_icrc_skb_ok() on a copy of the IPv4 packet @pkt with @wire as its
+ * ICRC, its bytes from @split on (0: none) in page fragments of at most
+ * @frag bytes each, as a NIC's receive buffers hold a packet
+ */
+static bool icrc_skb_ok(struct kunit *test, const u8 *pkt, unsigned int len,
+			u32 wire, unsigned int split, unsigned int frag)
+{
+	unsigned int head = split ?: len, at, n, i = 0;
+	struct sk_buff *skb;
+	struct page *page;
+	u8 *copy;
+	bool ok;
+
+	copy = kunit_kmalloc(test, len, GFP_KERNEL);
+	skb = alloc_skb(head, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, copy);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	memcpy(copy, pkt, len);
+	put_unaligned_le32(wire, copy + len - SRDMA_ICRC_BYTES);
+	skb_put_data(skb, copy, head);
+	for (at = head; at < len; at += n) {
+		n = min(frag, len - at);
+		page = alloc_page(GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, page);
+		/* at an offset in the page, as a NIC's fragments often are */
+		memcpy(page_address(page) + 64, copy + at, n);
+		skb_add_rx_frag(skb, i++, page, 64, n, PAGE_SIZE);
+	}
+	skb_reset_network_header(skb);
+	skb_pull(skb, L4_OFFSET);
+	ok = srdma_icrc_skb_ok(skb, false);
+	kfree_skb(skb);
+	return ok;
+}
+
 /* rxe's packets parse as expected and their ICRC is what srdma computes */
 static void wire_icrc_vector_test(struct kunit *test)
 {
@@ -287,19 +323,64 @@ static void wire_icrc_rxe_flush_test(struct kunit *test)
 			SRDMA_ICRC_BYTES, len);
 	KUNIT_EXPECT_EQ(test, srdma_icrc_rxe_flush(p, false, bth, bytes), wire);
 	KUNIT_EXPECT_NE(test, icrc_of(p, len), wire);
-	KUNIT_EXPECT_TRUE(test, srdma_icrc_rx_ok(wire, p, false, bth, bytes));
-	KUNIT_EXPECT_TRUE(test, srdma_icrc_rx_ok(icrc_of(p, len), p, false, bth,
-						 bytes));
+	KUNIT_EXPECT_TRUE(test, icrc_skb_ok(test, p, len, wire, 0, 0));
+	KUNIT_EXPECT_TRUE(test, icrc_skb_ok(test, p, len, icrc_of(p, len), 0, 0));
+	KUNIT_EXPECT_FALSE(test, icrc_skb_ok(test, p, len, wire ^ 1, 0, 0));
 	/* the same bytes as another opcode: only the IBTA's ICRC */
 	memcpy(pkt, p, len);
 	pkt[L4_OFFSET] = IB_OPCODE_RC_RDMA_READ_REQUEST;
 	bth = (const void *)(pkt + L4_OFFSET);
-	KUNIT_EXPECT_FALSE(test, srdma_icrc_rx_ok(srdma_icrc_rxe_flush(pkt, false,
-								       bth,
-								       bytes),
-						  pkt, false, bth, bytes));
-	KUNIT_EXPECT_TRUE(test, srdma_icrc_rx_ok(icrc_of(pkt, len), pkt, false,
-						 bth, bytes));
+	KUNIT_EXPECT_FALSE(test, icrc_skb_ok(test, pkt, len,
+					     srdma_icrc_rxe_flush(pkt, false,
+								  bth, bytes),
+					     0, 0));
+	KUNIT_EXPECT_TRUE(test, icrc_skb_ok(test, pkt, len, icrc_of(pkt, len),
+					    0, 0));
+}
+
+/*
+ * A packet whose payload lies in page fragments, as virtio-net and most
+ * NICs hand it over: the ICRC is checked over the pieces where they are,
+ * and one byte changed in any piece fails it
+ */
+static void wire_icrc_fragments_test(struct kunit *test)
+{
+	static const unsigned int frags[] = { 1, 7, 700, 4096 };
+	unsigned int hdr = SRDMA_BTH_BYTES, paylen = 3000, len, i, split;
+	struct srdma_bth *bth;
+	u32 wire;
+	u8 *pkt;
+
+	len = L4_OFFSET + hdr + paylen + SRDMA_ICRC_BYTES;
+	pkt = kunit_kzalloc(test, len, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, pkt);
+	pkt[0] = 0x45;
+	bth = (struct srdma_bth *)(pkt + L4_OFFSET);
+	srdma_bth_init(bth, IB_OPCODE_RC_SEND_ONLY, false, 0, 0x12, false, 7);
+	get_random_bytes(pkt + L4_OFFSET + hdr, paylen);
+	wire = icrc_of(pkt, len);
+	KUNIT_EXPECT_TRUE(test, icrc_skb_ok(test, pkt, len, wire, 0, 0));
+	for (i = 0; i < ARRAY_SIZE(frags); i++) {
+		/* right after the BTH, inside the payload, in the ICRC */
+		for (split = L4_OFFSET + hdr; split < len; split += 1499) {
+			if (DIV_ROUND_UP(len - split, frags[i]) > MAX_SKB_FRAGS)
+				continue;
+			KUNIT_EXPECT_TRUE_MSG(test,
+					      icrc_skb_ok(test, pkt, len, wire,
+							  split, frags[i]),
+					      "split at %u, fragments of %u",
+					      split, frags[i]);
+		}
+		split = L4_OFFSET + hdr + 16;
+		if (DIV_ROUND_UP(len - split, frags[i]) > MAX_SKB_FRAGS)
+			continue;
+		pkt[len - SRDMA_ICRC_BYTES - 1] ^= 0x20;
+		KUNIT_EXPECT_FALSE_MSG(test, icrc_skb_ok(test, pkt, len, wire,
+							 split, frags[i]),
+				       "last payload byte changed, fragments of %u",
+				       frags[i]);
+		pkt[len - SRDMA_ICRC_BYTES - 1] ^= 0x20;
+	}
 }
 
 /*
@@ -366,6 +447,7 @@ static struct kunit_case wire_cases[] = {
 	KUNIT_CASE(wire_aeth_test),
 	KUNIT_CASE_PARAM(wire_icrc_vector_test, icrc_gen_params),
 	KUNIT_CASE(wire_icrc_rxe_flush_test),
+	KUNIT_CASE(wire_icrc_fragments_test),
 	KUNIT_CASE(wire_crc32_crypto_test),
 	KUNIT_CASE(timer_ack_timeout_test),
 	KUNIT_CASE(timer_rnr_delay_test),

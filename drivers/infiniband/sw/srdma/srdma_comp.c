@@ -315,9 +315,9 @@ static bool srdma_comp_read_response(struct srdma_qp *qp, struct sk_buff *skb)
 		srdma_comp_fail(qp, IB_WC_BAD_RESP_ERR);
 		return false;
 	}
-	err = srdma_sge_copy(qp, swqe->wqe.dma.sge, swqe->wqe.dma.num_sge,
-			     offset, (u8 *)bth + srdma_op_hdr_bytes(pkt->opcode),
-			     pkt->paylen, true);
+	err = srdma_sge_copy_skb(qp, swqe->wqe.dma.sge, swqe->wqe.dma.num_sge,
+				 offset, skb, srdma_op_hdr_bytes(pkt->opcode),
+				 pkt->paylen);
 	if (err == -EINPROGRESS)
 		return true;
 	if (err) {

@@ -180,6 +180,11 @@ int srdma_mr_copy(struct srdma_mr *mr, u64 va, void *buf, u32 length,
 		  bool to_mr);
 int srdma_sge_copy(struct srdma_qp *qp, const struct rxe_sge *sge,
 		   u32 num_sge, u64 offset, void *buf, u32 length, bool to_sge);
+int srdma_mr_copy_skb(struct srdma_mr *mr, u64 va, struct sk_buff *skb,
+		      u32 skb_offset, u32 length);
+int srdma_sge_copy_skb(struct srdma_qp *qp, const struct rxe_sge *sge,
+		       u32 num_sge, u64 offset, struct sk_buff *skb,
+		       u32 skb_offset, u32 length);
 int srdma_mr_atomic(struct srdma_mr *mr, u64 va, enum srdma_atomic_op op,
 		    u64 value, u64 compare, u64 *orig);
 int srdma_mr_invalidate(struct srdma_qp *qp, u32 key);

@@ -253,7 +253,7 @@ u32 srdma_icrc_rxe_flush(const void *l3, bool ipv6,
 			 const struct srdma_bth *bth, unsigned int bytes);
 u32 srdma_icrc_tx(const void *l3, bool ipv6, const struct srdma_bth *bth,
 		  unsigned int bytes);
-bool srdma_icrc_rx_ok(u32 wire, const void *l3, bool ipv6,
-		      const struct srdma_bth *bth, unsigned int bytes);
+struct sk_buff;
+bool srdma_icrc_skb_ok(struct sk_buff *skb, bool ipv6);
 
 #endif /* SRDMA_HDR_H */

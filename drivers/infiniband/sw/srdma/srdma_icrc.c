@@ -26,6 +26,7 @@
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/module.h>
+#include <linux/skbuff.h>
 #include <linux/udp.h>
 
 #include "srdma_hdr.h"
@@ -95,16 +96,15 @@ module_param(flush_icrc_rxe, bool, 0644);
 MODULE_PARM_DESC(flush_icrc_rxe,
 		 "Send RDMA FLUSH with rdma_rxe's ICRC (its headers counted twice), which rdma_rxe 6.2 and later checks; off: the IBTA's (default: on)");
 
-/* the CRC of an ICRC before its inversion */
-static u32 srdma_icrc_crc(const void *l3, bool ipv6,
-			  const struct srdma_bth *bth, unsigned int bytes)
+/* the CRC of the masked IP and UDP headers and the BTH */
+static u32 srdma_icrc_headers(const void *l3, bool ipv6,
+			      const struct srdma_bth *bth)
 {
 	u8 pseudo[sizeof(struct ipv6hdr) + sizeof(struct udphdr) +
 		  SRDMA_BTH_BYTES];
 	unsigned int l3_bytes = ipv6 ? sizeof(struct ipv6hdr) :
 				       sizeof(struct iphdr);
 	struct udphdr *udph = (struct udphdr *)(pseudo + l3_bytes);
-	u32 crc;
 
 	memcpy(pseudo, l3, l3_bytes + sizeof(*udph));
 	memcpy(udph + 1, bth, SRDMA_BTH_BYTES);
@@ -124,9 +124,16 @@ static u32 srdma_icrc_crc(const void *l3, bool ipv6,
 	udph->check = CSUM_MANGLED_0;
 	((u8 *)(udph + 1))[SRDMA_BTH_RESV8_OFFSET] = 0xff;
 
-	crc = srdma_crc32(SRDMA_ICRC_SEED, pseudo,
-			  l3_bytes + sizeof(*udph) + SRDMA_BTH_BYTES);
-	return srdma_crc32(crc, (const u8 *)bth + SRDMA_BTH_BYTES,
+	return srdma_crc32(SRDMA_ICRC_SEED, pseudo,
+			   l3_bytes + sizeof(*udph) + SRDMA_BTH_BYTES);
+}
+
+/* the CRC of an ICRC before its inversion */
+static u32 srdma_icrc_crc(const void *l3, bool ipv6,
+			  const struct srdma_bth *bth, unsigned int bytes)
+{
+	return srdma_crc32(srdma_icrc_headers(l3, ipv6, bth),
+			   (const u8 *)bth + SRDMA_BTH_BYTES,
 			   bytes - SRDMA_BTH_BYTES);
 }
 
@@ -164,12 +171,38 @@ u32 srdma_icrc_tx(const void *l3, bool ipv6, const struct srdma_bth *bth,
 	return srdma_icrc(l3, ipv6, bth, bytes);
 }
 
-/* whether @wire is an ICRC srdma takes on a packet */
-bool srdma_icrc_rx_ok(u32 wire, const void *l3, bool ipv6,
-		      const struct srdma_bth *bth, unsigned int bytes)
+/**
+ * srdma_icrc_skb_ok() - whether a received packet's ICRC is one srdma
+ * takes: the IBTA's, or on a FLUSH rdma_rxe's; the payload is read where
+ * it lies (the skb's pages: no linear copy)
+ * @skb: skb->data at the BTH, the transport headers in the linear part,
+ *       the IP and UDP headers before it
+ * @ipv6: whether the network header is IPv6
+ */
+bool srdma_icrc_skb_ok(struct sk_buff *skb, bool ipv6)
 {
-	return wire == srdma_icrc(l3, ipv6, bth, bytes) ||
-	       (bth->opcode == IB_OPCODE_RC_FLUSH &&
-		wire == srdma_icrc_rxe_flush(l3, ipv6, bth, bytes));
+	const struct srdma_bth *bth = (const struct srdma_bth *)skb->data;
+	unsigned int bytes = skb->len - SRDMA_ICRC_BYTES, consumed = 0, n;
+	const void *l3 = skb_network_header(skb);
+	struct skb_seq_state st;
+	__le32 wire;
+	const u8 *data;
+	u32 crc;
+
+	if (skb_copy_bits(skb, bytes, &wire, sizeof(wire)))
+		return false;
+	crc = srdma_icrc_headers(l3, ipv6, bth);
+	skb_prepare_seq_read(skb, SRDMA_BTH_BYTES, bytes, &st);
+	while ((n = skb_seq_read(consumed, &data, &st))) {
+		/* a piece may go on past the end asked for: the ICRC */
+		n = min(n, bytes - SRDMA_BTH_BYTES - consumed);
+		crc = srdma_crc32(crc, data, n);
+		consumed += n;
+	}
+	if (le32_to_cpu(wire) == ~crc)
+		return true;
+	/* rdma_rxe's FLUSH: no payload, all of it in the linear part */
+	return bth->opcode == IB_OPCODE_RC_FLUSH && skb_headlen(skb) >= bytes &&
+	       le32_to_cpu(wire) == srdma_icrc_rxe_flush(l3, ipv6, bth, bytes);
 }
-EXPORT_SYMBOL_IF_KUNIT(srdma_icrc_rx_ok);
+EXPORT_SYMBOL_IF_KUNIT(srdma_icrc_skb_ok);

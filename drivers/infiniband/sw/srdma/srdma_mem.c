@@ -11,6 +11,7 @@
  */
 #include <kunit/visibility.h>
 #include <linux/highmem.h>
+#include <linux/skbuff.h>
 
 #include "srdma_engine.h"
 
@@ -249,6 +250,78 @@ int srdma_sge_copy(struct srdma_qp *qp, const struct rxe_sge *sge,
 	}
 	return length ? -EINVAL : 0;
 }
+
+/*
+ * Copy @length bytes of @skb from @offset (from skb->data) into an SGE list
+ * at @dst bytes into it (@sge set), or into @mr at address @dst: each
+ * contiguous piece (the linear part, a page fragment) straight from where
+ * the NIC put it. On an error some pieces may be copied: the packet is
+ * handled again or fails.
+ */
+static int srdma_skb_copy(struct srdma_qp *qp, const struct rxe_sge *sge,
+			  u32 num_sge, struct srdma_mr *mr, u64 dst,
+			  struct sk_buff *skb, u32 offset, u32 length)
+{
+	struct skb_seq_state st;
+	u32 done = 0, n;
+	const u8 *data;
+	int err;
+
+	skb_prepare_seq_read(skb, offset, offset + length, &st);
+	while ((n = skb_seq_read(done, &data, &st))) {
+		/* a piece may go on past the end asked for */
+		n = min(n, length - done);
+		/* a copy into memory: the source is only read */
+		err = sge ? srdma_sge_copy(qp, sge, num_sge, dst + done,
+					   (void *)data, n, true) :
+			    srdma_mr_copy(mr, dst + done, (void *)data, n, true);
+		if (err) {
+			skb_abort_seq_read(&st);
+			return err;
+		}
+		done += n;
+	}
+	return done == length ? 0 : -EINVAL;
+}
+
+/**
+ * srdma_sge_copy_skb() - srdma_sge_copy() into the list from a received
+ * packet's bytes, wherever the skb holds them
+ * @qp: the QP whose WQE the list is
+ * @sge: the list
+ * @num_sge: its entries
+ * @offset: bytes of the list to skip
+ * @skb: the packet
+ * @skb_offset: where the bytes start, from skb->data
+ * @length: bytes
+ *
+ * Return: as srdma_sge_copy().
+ */
+int srdma_sge_copy_skb(struct srdma_qp *qp, const struct rxe_sge *sge,
+		       u32 num_sge, u64 offset, struct sk_buff *skb,
+		       u32 skb_offset, u32 length)
+{
+	return srdma_skb_copy(qp, sge, num_sge, NULL, offset, skb, skb_offset,
+			      length);
+}
+
+/**
+ * srdma_mr_copy_skb() - srdma_mr_copy() into an MR from a received
+ * packet's bytes, wherever the skb holds them
+ * @mr: checked by srdma_mr_lookup() for these bytes
+ * @va: first byte in the MR
+ * @skb: the packet
+ * @skb_offset: where the bytes start, from skb->data
+ * @length: bytes
+ *
+ * Return: as srdma_mr_copy().
+ */
+int srdma_mr_copy_skb(struct srdma_mr *mr, u64 va, struct sk_buff *skb,
+		      u32 skb_offset, u32 length)
+{
+	return srdma_skb_copy(NULL, NULL, 0, mr, va, skb, skb_offset, length);
+}
+EXPORT_SYMBOL_IF_KUNIT(srdma_mr_copy_skb);
 
 /**
  * srdma_mr_atomic() - execute an atomic on 8 aligned bytes of an MR

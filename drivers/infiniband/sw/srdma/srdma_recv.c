@@ -28,25 +28,34 @@ static void srdma_pkt_sgid(struct sk_buff *skb, bool ipv6, union ib_gid *gid)
 
 /**
  * srdma_pkt_parse() - the lengths and fields a packet must have
- * @skb: the packet, linear, skb->data at the BTH, its network header set
+ * @skb: the packet, skb->data at the BTH, its network header set
+ *
+ * The transport headers are pulled into the skb's linear part; the
+ * payload stays where it is (in the pages of a NIC's receive buffers, say),
+ * read from there by the ICRC check and copied from there into its
+ * destination.
  *
  * Return: true if they are right; srdma_pkt(skb) is then filled.
  */
 VISIBLE_IF_KUNIT bool srdma_pkt_parse(struct sk_buff *skb)
 {
-	struct srdma_bth *bth = (struct srdma_bth *)skb->data;
 	struct srdma_pkt *pkt = srdma_pkt(skb);
+	struct srdma_bth *bth;
 	unsigned int hdr, pad;
 	u32 flags;
 
-	if (skb->len < SRDMA_BTH_BYTES + SRDMA_ICRC_BYTES)
+	if (skb->len < SRDMA_BTH_BYTES + SRDMA_ICRC_BYTES ||
+	    !pskb_may_pull(skb, SRDMA_BTH_BYTES))
 		return false;
+	bth = (struct srdma_bth *)skb->data;
 	flags = srdma_op_flags(bth->opcode);
 	hdr = srdma_op_hdr_bytes(bth->opcode);
 	pad = srdma_bth_pad(bth);
 	if (!flags || srdma_bth_tver(bth) ||
-	    skb->len < hdr + pad + SRDMA_ICRC_BYTES)
+	    skb->len < hdr + pad + SRDMA_ICRC_BYTES || !pskb_may_pull(skb, hdr))
 		return false;
+	/* the pull may have moved the linear part */
+	bth = (struct srdma_bth *)skb->data;
 	if ((be16_to_cpu(bth->pkey) & ~SRDMA_PKEY_MEMBER) !=
 	    (SRDMA_PKEY_DEFAULT & ~SRDMA_PKEY_MEMBER))
 		return false;
@@ -61,17 +70,6 @@ VISIBLE_IF_KUNIT bool srdma_pkt_parse(struct sk_buff *skb)
 	return true;
 }
 EXPORT_SYMBOL_IF_KUNIT(srdma_pkt_parse);
-
-static bool srdma_icrc_ok(struct sk_buff *skb)
-{
-	u32 wire = get_unaligned_le32(skb_tail_pointer(skb) -
-				      SRDMA_ICRC_BYTES);
-
-	return srdma_icrc_rx_ok(wire, skb_network_header(skb),
-				srdma_pkt(skb)->ipv6,
-				(struct srdma_bth *)skb->data,
-				skb->len - SRDMA_ICRC_BYTES);
-}
 
 /* the transport of each QP type's packets */
 static bool srdma_recv_transport_ok(const struct srdma_qp *qp, u8 transport)
@@ -131,9 +129,9 @@ int srdma_recv(struct srdma_dev *sdev, struct sk_buff *skb, bool trusted)
 	u8 transport;
 	u32 qpn;
 
-	if (skb_linearize(skb) || !srdma_pkt_parse(skb))
+	if (!srdma_pkt_parse(skb))
 		goto drop;
-	if (!trusted && !srdma_icrc_ok(skb)) {
+	if (!trusted && !srdma_icrc_skb_ok(skb, srdma_pkt(skb)->ipv6)) {
 		drop = SRDMA_CNT_DROP_BAD_ICRC;
 		goto drop;
 	}

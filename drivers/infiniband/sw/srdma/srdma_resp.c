@@ -285,10 +285,9 @@ static enum srdma_resp_verdict srdma_resp_send(struct srdma_qp *qp,
 		return verdict;
 	if (!srdma_recv_fits(resp->placed, len, resp->rwqe_length))
 		return SRDMA_RESP_TOO_LONG;
-	err = srdma_sge_copy(qp, resp->rwqe->dma.sge, resp->rwqe->dma.num_sge,
-			     resp->placed,
-			     (u8 *)bth + srdma_op_hdr_bytes(bth->opcode), len,
-			     true);
+	err = srdma_sge_copy_skb(qp, resp->rwqe->dma.sge,
+				 resp->rwqe->dma.num_sge, resp->placed, skb,
+				 srdma_op_hdr_bytes(bth->opcode), len);
 	/* an ODP page being faulted in: RNR NAK, as an RNIC does */
 	if (err == -EINPROGRESS)
 		return SRDMA_RESP_RNR;
@@ -380,9 +379,8 @@ static enum srdma_resp_verdict srdma_resp_write(struct srdma_qp *qp,
 	if (len) {
 		if (!srdma_rkey_access_begin(resp->mr, resp->rkey, resp->va, len))
 			return SRDMA_RESP_ACCESS;
-		err = srdma_mr_copy(resp->mr, resp->va,
-				    (u8 *)bth + srdma_op_hdr_bytes(bth->opcode),
-				    len, true);
+		err = srdma_mr_copy_skb(resp->mr, resp->va, skb,
+					srdma_op_hdr_bytes(bth->opcode), len);
 		srdma_rkey_access_end(resp->mr);
 		if (err)
 			return srdma_resp_write_fault(qp, flags, len);
@@ -533,7 +531,7 @@ static enum srdma_resp_verdict srdma_resp_atomic_write(struct srdma_qp *qp,
 	struct srdma_bth *bth = (struct srdma_bth *)skb->data;
 	struct srdma_reth *reth = srdma_hdr(bth, SRDMA_OP_RETH);
 	u32 psn = srdma_pkt(skb)->psn, rkey = be32_to_cpu(reth->rkey);
-	u64 va = be64_to_cpu(reth->va), orig;
+	u64 va = be64_to_cpu(reth->va), orig, value;
 	struct srdma_res *res;
 	struct srdma_mr *mr;
 	int err;
@@ -541,15 +539,14 @@ static enum srdma_resp_verdict srdma_resp_atomic_write(struct srdma_qp *qp,
 	if (!qp->attr.max_dest_rd_atomic ||
 	    be32_to_cpu(reth->len) != sizeof(u64) ||
 	    srdma_pkt(skb)->paylen != sizeof(u64) || srdma_bth_pad(bth) ||
-	    !IS_ALIGNED(va, sizeof(u64)))
+	    !IS_ALIGNED(va, sizeof(u64)) ||
+	    skb_copy_bits(skb, srdma_op_hdr_bytes(bth->opcode), &value,
+			  sizeof(value)))
 		return SRDMA_RESP_INVALID;
 	mr = srdma_resp_atomic_begin(qp, rkey, va, IB_ACCESS_REMOTE_WRITE);
 	if (!mr)
 		return SRDMA_RESP_ACCESS;
-	err = srdma_mr_atomic(mr, va, SRDMA_ATOMIC_WRITE,
-			      get_unaligned((u64 *)((u8 *)bth +
-					  srdma_op_hdr_bytes(bth->opcode))),
-			      0, &orig);
+	err = srdma_mr_atomic(mr, va, SRDMA_ATOMIC_WRITE, value, 0, &orig);
 	if (err)
 		err = srdma_odp_defer(qp, mr, va, sizeof(u64), true);
 	srdma_resp_atomic_end(mr);

@@ -215,10 +215,9 @@ void srdma_ud_recv_pkt(struct srdma_qp *qp, struct sk_buff *skb)
 	srdma_ud_grh(skb, &grh);
 	err = srdma_sge_copy(qp, resp->rwqe->dma.sge, resp->rwqe->dma.num_sge,
 			     0, &grh, sizeof(grh), true) ?:
-	      srdma_sge_copy(qp, resp->rwqe->dma.sge, resp->rwqe->dma.num_sge,
-			     sizeof(grh),
-			     (u8 *)bth + srdma_op_hdr_bytes(bth->opcode),
-			     pkt->paylen, true);
+	      srdma_sge_copy_skb(qp, resp->rwqe->dma.sge,
+				 resp->rwqe->dma.num_sge, sizeof(grh), skb,
+				 srdma_op_hdr_bytes(bth->opcode), pkt->paylen);
 	/* an ODP page being faulted in: the datagram is lost, the WQE stays */
 	if (err == -EINPROGRESS)
 		return;
