@@ -4,10 +4,12 @@
 # timeout: 600
 # NVMe over Fabrics between two VMs, srdma on both hosts' eth0: host b's
 # nvmet exports a RAM-backed null_blk namespace on an RDMA port; host a
-# discovers it and connects with nvme-cli (nvme-rdma), fio writes 32 MiB in
-# 4 KiB and 64 KiB blocks and verifies every one, then a disconnects and
-# unloads nvme-rdma, b deletes its device while nvmet listens on it and
-# removes the port (the order: lib.sh, nvmet_unexport), and a deletes its.
+# discovers it and connects with nvme-cli (nvme-rdma) over eth0 at MTU 9000
+# (the payload of each packet in page fragments of virtio-net's receive
+# buffers), fio writes 32 MiB in 4 KiB and 64 KiB blocks and verifies every
+# one, then a disconnects and unloads nvme-rdma, b deletes its device while
+# nvmet listens on it and removes the port (the order: lib.sh,
+# nvmet_unexport), and a deletes its.
 # SRDMA_REF=rxe runs rdma_rxe on both hosts instead.
 . "$(dirname "$0")/lib.sh"
 
@@ -16,6 +18,9 @@ nqn=srdma-two-hosts
 # one barrier waits (120 s)
 a_done() { barrier nvme-done || barrier nvme-done; }
 
+# MTU 9000 (RDMA path MTU 4096): a packet spans several of virtio-net's
+# receive buffers, so the receive path gets its payload in page fragments
+check "eth0: MTU 9000" ip link set eth0 mtu 9000
 rc_eth0_device "${SRDMA_REF:-srdma}"	# $dev, $my_ip, $peer_ip
 if [ "$SRDMA_ROLE" = b ]; then
 	check "nvmet: $nqn exported on rdma $my_ip:4420" nvmet_export $nqn "$my_ip"
@@ -40,4 +45,5 @@ else
 fi
 check "both hosts are done" barrier done
 [ "$SRDMA_ROLE" = b ] || check "rdma link delete $dev" rdma link delete "$dev"
+check "eth0: MTU 1500 again" ip link set eth0 mtu 1500
 finish
