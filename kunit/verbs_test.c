@@ -1485,6 +1485,62 @@ static void vt_rc_write_zero_based_mr(struct kunit *test)
 	vt_rc_teardown(&rc);
 }
 
+/*
+ * A payload from more pieces than an skb has fragments: the first pieces'
+ * pages are held, the rest is copied into one fragment, and one is left
+ * for the pad and ICRC
+ */
+static void vt_sge_attach_many_pieces(struct kunit *test)
+{
+	struct page *pages = alloc_pages(GFP_KERNEL | __GFP_COMP, 5);
+	const u32 piece = 30, skip = 2 * piece + 5;
+	struct vt_ctx *ctx = test->priv;
+	struct rxe_sge sge[24];
+	const u32 n = ARRAY_SIZE(sge), len = n * piece - skip;
+	struct sk_buff *skb;
+	struct ib_qp *qp;
+	u8 *mem, *flat;
+	u32 i;
+
+	KUNIT_ASSERT_NOT_NULL(test, pages);
+	mem = page_address(pages);
+	get_random_bytes(mem, n * PAGE_SIZE);
+	for (i = 0; i < n; i++) {
+		sge[i].addr = (uintptr_t)mem + i * PAGE_SIZE + 7;
+		sge[i].length = piece;
+		sge[i].lkey = ctx->pd->local_dma_lkey;
+	}
+	qp = vt_create_qp(test, IB_QPT_RC, ctx->cq, NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(qp));
+	skb = alloc_skb(64, GFP_KERNEL);
+	flat = kunit_kmalloc(test, len, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	KUNIT_ASSERT_NOT_NULL(test, flat);
+
+	KUNIT_EXPECT_EQ(test, srdma_sge_attach(to_srdma_qp(qp), sge, n, skip,
+					       skb, len), 0);
+	KUNIT_EXPECT_EQ(test, skb_shinfo(skb)->nr_frags, MAX_SKB_FRAGS - 1);
+	KUNIT_EXPECT_EQ(test, skb->len, len);
+	/* the first piece: the memory itself, from its 5th byte */
+	KUNIT_EXPECT_PTR_EQ(test, skb_frag_page(&skb_shinfo(skb)->frags[0]),
+			    pages + 2);
+	KUNIT_EXPECT_EQ(test, skb_frag_off(&skb_shinfo(skb)->frags[0]), 12U);
+	KUNIT_ASSERT_EQ(test, skb_copy_bits(skb, 0, flat, len), 0);
+	for (i = 2; i < n; i++) {
+		u32 from = i == 2 ? 5 : 0, at = i * piece + from - skip;
+
+		KUNIT_EXPECT_EQ_MSG(test, memcmp(flat + at,
+						 (u8 *)(uintptr_t)sge[i].addr +
+						 from, piece - from), 0,
+				    "SGE %u", i);
+	}
+	KUNIT_EXPECT_NOT_NULL(test, srdma_pkt_put_frag(skb, SRDMA_ICRC_BYTES));
+	kfree_skb(skb);
+	KUNIT_EXPECT_EQ(test, page_count(pages), 1);
+	KUNIT_EXPECT_EQ(test, ib_destroy_qp(qp), 0);
+	__free_pages(pages, 5);
+}
+
 /* a datagram longer than the port's MTU is dropped, one that fits is not */
 static void vt_ud_over_mtu_dropped(struct kunit *test)
 {
@@ -1810,6 +1866,7 @@ static struct kunit_case vt_cases[] = {
 	KUNIT_CASE(vt_rc_unsolicited_responses_dropped),
 	KUNIT_CASE(vt_rc_write_zero_based_mr),
 	KUNIT_CASE(vt_ud_over_mtu_dropped),
+	KUNIT_CASE(vt_sge_attach_many_pieces),
 	KUNIT_CASE(vt_allocation_failures),
 	KUNIT_CASE(vt_rate_from_verbs),
 	KUNIT_CASE(vt_ud_rate_from_ah),

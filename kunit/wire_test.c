@@ -384,6 +384,75 @@ static void wire_icrc_fragments_test(struct kunit *test)
 }
 
 /*
+ * A packet sent with its payload in page fragments (srdma_mr_attach()):
+ * pages a packet may hold are attached, not copied; slab memory is copied;
+ * the ICRC over the pieces is the one over the same bytes laid out flat
+ */
+static void wire_paged_tx_test(struct kunit *test)
+{
+	unsigned int hdr = SRDMA_BTH_BYTES, paylen = 3001, pad, len;
+	struct page *pages = alloc_pages(GFP_KERNEL | __GFP_COMP, 1);
+	u8 *mem, *slab, *flat;
+	struct srdma_mr *mr;
+	struct sk_buff *skb;
+	u8 *end;
+
+	KUNIT_ASSERT_NOT_NULL(test, pages);
+	mem = page_address(pages);
+	slab = kunit_kmalloc(test, paylen, GFP_KERNEL);
+	mr = kunit_kzalloc(test, sizeof(*mr), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, slab);
+	KUNIT_ASSERT_NOT_NULL(test, mr);
+	mr->kind = SRDMA_MR_DMA;
+	get_random_bytes(mem, 2 * PAGE_SIZE);
+	get_random_bytes(slab, paylen);
+	pad = srdma_pad_bytes(2 * paylen);
+	len = L4_OFFSET + hdr + 2 * paylen + pad + SRDMA_ICRC_BYTES;
+
+	skb = alloc_skb(L4_OFFSET + hdr + 64, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	skb_reserve(skb, 32);
+	skb_reset_network_header(skb);
+	memset(skb_put(skb, L4_OFFSET + hdr), 0, L4_OFFSET + hdr);
+	skb->data[0] = 0x45;
+	srdma_bth_init((struct srdma_bth *)(skb->data + L4_OFFSET),
+		       IB_OPCODE_RC_SEND_ONLY, false, pad, 0x12, false, 9);
+	/* across the page boundary: two pages held, nothing copied */
+	KUNIT_EXPECT_EQ(test, srdma_mr_attach(mr, (uintptr_t)mem + 2000, skb,
+					      paylen), 0);
+	KUNIT_ASSERT_EQ(test, skb_shinfo(skb)->nr_frags, 2);
+	KUNIT_EXPECT_PTR_EQ(test, skb_frag_page(&skb_shinfo(skb)->frags[0]),
+			    pages);
+	KUNIT_EXPECT_PTR_EQ(test, skb_frag_page(&skb_shinfo(skb)->frags[1]),
+			    pages + 1);
+	/* a reference for each fragment, on the compound page */
+	KUNIT_EXPECT_EQ(test, page_count(pages), 3);
+	/* slab memory: copied into a fragment of its own */
+	KUNIT_EXPECT_EQ(test, srdma_mr_attach(mr, (uintptr_t)slab, skb, paylen),
+			0);
+	KUNIT_ASSERT_EQ(test, skb_shinfo(skb)->nr_frags, 3);
+	KUNIT_EXPECT_PTR_NE(test, skb_frag_page(&skb_shinfo(skb)->frags[2]),
+			    virt_to_page(slab));
+	end = srdma_pkt_put_frag(skb, pad + SRDMA_ICRC_BYTES);
+	KUNIT_ASSERT_NOT_NULL(test, end);
+	memset(end, 0, pad + SRDMA_ICRC_BYTES);
+	KUNIT_ASSERT_EQ(test, skb->len, len);
+
+	flat = kunit_kmalloc(test, len, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, flat);
+	KUNIT_ASSERT_EQ(test, skb_copy_bits(skb, 0, flat, len), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(flat + L4_OFFSET + hdr, mem + 2000,
+				     paylen), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(flat + L4_OFFSET + hdr + paylen, slab,
+				     paylen), 0);
+	KUNIT_EXPECT_EQ(test, srdma_icrc_skb(skb, L4_OFFSET, false),
+			icrc_of(flat, len));
+	kfree_skb(skb);
+	KUNIT_EXPECT_EQ(test, page_count(pages), 1);
+	__free_pages(pages, 1);
+}
+
+/*
  * The crypto API's crc32, which the ICRC uses, is crc32_le() from any seed,
  * length and alignment; the test kernels have it (CONFIG_CRYPTO_CRC32)
  */
@@ -448,6 +517,7 @@ static struct kunit_case wire_cases[] = {
 	KUNIT_CASE_PARAM(wire_icrc_vector_test, icrc_gen_params),
 	KUNIT_CASE(wire_icrc_rxe_flush_test),
 	KUNIT_CASE(wire_icrc_fragments_test),
+	KUNIT_CASE(wire_paged_tx_test),
 	KUNIT_CASE(wire_crc32_crypto_test),
 	KUNIT_CASE(timer_ack_timeout_test),
 	KUNIT_CASE(timer_rnr_delay_test),

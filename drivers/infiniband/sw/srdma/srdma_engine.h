@@ -104,6 +104,8 @@ void srdma_swqe_done(struct srdma_qp *qp, struct srdma_swqe *swqe,
 		     enum ib_wc_status status);
 int srdma_swqe_copy(struct srdma_qp *qp, struct srdma_swqe *swqe, u64 offset,
 		    void *buf, u32 len);
+int srdma_swqe_attach(struct srdma_qp *qp, struct srdma_swqe *swqe,
+		      u64 offset, struct sk_buff *skb, u32 len);
 bool srdma_sq_complete(struct srdma_qp *qp);
 int srdma_rwqe_take(struct srdma_qp *qp);
 void srdma_rwqe_complete(struct srdma_qp *qp, struct ib_wc *wc, bool solicited);
@@ -182,6 +184,10 @@ int srdma_sge_copy(struct srdma_qp *qp, const struct rxe_sge *sge,
 		   u32 num_sge, u64 offset, void *buf, u32 length, bool to_sge);
 int srdma_mr_copy_skb(struct srdma_mr *mr, u64 va, struct sk_buff *skb,
 		      u32 skb_offset, u32 length);
+int srdma_mr_attach(struct srdma_mr *mr, u64 va, struct sk_buff *skb,
+		    u32 length);
+int srdma_sge_attach(struct srdma_qp *qp, const struct rxe_sge *sge,
+		     u32 num_sge, u64 offset, struct sk_buff *skb, u32 length);
 int srdma_sge_copy_skb(struct srdma_qp *qp, const struct rxe_sge *sge,
 		       u32 num_sge, u64 offset, struct sk_buff *skb,
 		       u32 skb_offset, u32 length);
@@ -264,6 +270,10 @@ void srdma_timers_cancel(struct srdma_qp *qp);
 /* srdma_net.c */
 struct sk_buff *srdma_pkt_alloc(struct srdma_dev *sdev, u8 opcode,
 				u32 payload_bytes, struct srdma_bth **bthp);
+struct sk_buff *srdma_pkt_alloc_paged(struct srdma_dev *sdev, u8 opcode,
+				      struct srdma_bth **bthp);
+void *srdma_pkt_put_frag(struct sk_buff *skb, unsigned int bytes);
+int srdma_pkt_end_paged(struct srdma_dev *sdev, struct sk_buff *skb);
 int srdma_xmit(struct srdma_dev *sdev, const struct srdma_av *av,
 	       struct srdma_route *route, u16 src_port, struct sk_buff *skb);
 

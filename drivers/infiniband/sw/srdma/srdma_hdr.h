@@ -254,6 +254,7 @@ u32 srdma_icrc_rxe_flush(const void *l3, bool ipv6,
 u32 srdma_icrc_tx(const void *l3, bool ipv6, const struct srdma_bth *bth,
 		  unsigned int bytes);
 struct sk_buff;
+u32 srdma_icrc_skb(struct sk_buff *skb, unsigned int bth_offset, bool ipv6);
 bool srdma_icrc_skb_ok(struct sk_buff *skb, bool ipv6);
 
 #endif /* SRDMA_HDR_H */

@@ -172,9 +172,39 @@ u32 srdma_icrc_tx(const void *l3, bool ipv6, const struct srdma_bth *bth,
 }
 
 /**
+ * srdma_icrc_skb() - srdma_icrc() of a packet whose payload may lie in
+ * page fragments: read where it lies, piece by piece
+ * @skb: the packet, its network header set, the IP and UDP headers and the
+ *       transport headers in the linear part; its last 4 bytes the ICRC's
+ * @bth_offset: where the BTH is, from skb->data
+ * @ipv6: whether the network header is IPv6
+ *
+ * Return: the value to put on the wire little-endian (already inverted).
+ */
+u32 srdma_icrc_skb(struct sk_buff *skb, unsigned int bth_offset, bool ipv6)
+{
+	unsigned int end = skb->len - SRDMA_ICRC_BYTES, consumed = 0, n;
+	struct skb_seq_state st;
+	const u8 *data;
+	u32 crc;
+
+	crc = srdma_icrc_headers(skb_network_header(skb), ipv6,
+				 (const struct srdma_bth *)(skb->data +
+							    bth_offset));
+	skb_prepare_seq_read(skb, bth_offset + SRDMA_BTH_BYTES, end, &st);
+	while ((n = skb_seq_read(consumed, &data, &st))) {
+		/* a piece may go on past the end asked for: the ICRC */
+		n = min(n, end - bth_offset - SRDMA_BTH_BYTES - consumed);
+		crc = srdma_crc32(crc, data, n);
+		consumed += n;
+	}
+	return ~crc;
+}
+EXPORT_SYMBOL_IF_KUNIT(srdma_icrc_skb);
+
+/**
  * srdma_icrc_skb_ok() - whether a received packet's ICRC is one srdma
- * takes: the IBTA's, or on a FLUSH rdma_rxe's; the payload is read where
- * it lies (the skb's pages: no linear copy)
+ * takes: the IBTA's, or on a FLUSH rdma_rxe's
  * @skb: skb->data at the BTH, the transport headers in the linear part,
  *       the IP and UDP headers before it
  * @ipv6: whether the network header is IPv6
@@ -182,27 +212,16 @@ u32 srdma_icrc_tx(const void *l3, bool ipv6, const struct srdma_bth *bth,
 bool srdma_icrc_skb_ok(struct sk_buff *skb, bool ipv6)
 {
 	const struct srdma_bth *bth = (const struct srdma_bth *)skb->data;
-	unsigned int bytes = skb->len - SRDMA_ICRC_BYTES, consumed = 0, n;
-	const void *l3 = skb_network_header(skb);
-	struct skb_seq_state st;
+	unsigned int bytes = skb->len - SRDMA_ICRC_BYTES;
 	__le32 wire;
-	const u8 *data;
-	u32 crc;
 
 	if (skb_copy_bits(skb, bytes, &wire, sizeof(wire)))
 		return false;
-	crc = srdma_icrc_headers(l3, ipv6, bth);
-	skb_prepare_seq_read(skb, SRDMA_BTH_BYTES, bytes, &st);
-	while ((n = skb_seq_read(consumed, &data, &st))) {
-		/* a piece may go on past the end asked for: the ICRC */
-		n = min(n, bytes - SRDMA_BTH_BYTES - consumed);
-		crc = srdma_crc32(crc, data, n);
-		consumed += n;
-	}
-	if (le32_to_cpu(wire) == ~crc)
+	if (le32_to_cpu(wire) == srdma_icrc_skb(skb, 0, ipv6))
 		return true;
 	/* rdma_rxe's FLUSH: no payload, all of it in the linear part */
 	return bth->opcode == IB_OPCODE_RC_FLUSH && skb_headlen(skb) >= bytes &&
-	       le32_to_cpu(wire) == srdma_icrc_rxe_flush(l3, ipv6, bth, bytes);
+	       le32_to_cpu(wire) == srdma_icrc_rxe_flush(skb_network_header(skb),
+							 ipv6, bth, bytes);
 }
 EXPORT_SYMBOL_IF_KUNIT(srdma_icrc_skb_ok);

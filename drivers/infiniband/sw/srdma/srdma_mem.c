@@ -252,6 +252,154 @@ int srdma_sge_copy(struct srdma_qp *qp, const struct rxe_sge *sge,
 }
 
 /*
+ * The page of byte @va of @mr that a packet may hold a reference to, the
+ * byte's offset in it and the bytes after it there; NULL where a packet
+ * takes a copy: slab memory and memory outside the linear map (kernel
+ * MRs: sendpage_ok()), and ODP pages, which an invalidation takes away.
+ */
+static struct page *srdma_mr_page(struct srdma_mr *mr, u64 va, u32 *offset,
+				  u32 *room)
+{
+	struct page *page;
+	void *addr;
+	u64 off;
+
+	switch (mr->kind) {
+	case SRDMA_MR_USER:
+		off = va - mr->ibmr.iova + mr->first_page_offset;
+		*offset = offset_in_page(off);
+		*room = PAGE_SIZE - *offset;
+		return mr->pages[off >> PAGE_SHIFT];
+	case SRDMA_MR_DMA:
+	case SRDMA_MR_FAST_REG:
+		/* kernel addresses: nothing is mapped */
+		addr = srdma_mr_map(mr, va, room, &page);
+		if (!virt_addr_valid(addr))
+			return NULL;
+		page = virt_to_page(addr);
+		if (!sendpage_ok(page))
+			return NULL;
+		*offset = offset_in_page(addr);
+		*room = min_t(u32, *room, PAGE_SIZE - *offset);
+		return page;
+	default:
+		return NULL;
+	}
+}
+
+/*
+ * Add bytes of @mr from @va on to @skb as fragments of the MR's own pages,
+ * each with a reference of the packet's, while the pages are ones a packet
+ * may hold (srdma_mr_page()) and fragments are left for a copy of the rest
+ * and for the pad and ICRC. Return: the bytes added.
+ */
+static u32 srdma_mr_hold_pages(struct srdma_mr *mr, u64 va,
+			       struct sk_buff *skb, u32 length)
+{
+	struct skb_shared_info *shinfo = skb_shinfo(skb);
+	u32 offset, room, n, done = 0;
+	struct page *page;
+
+	while (done < length && shinfo->nr_frags < MAX_SKB_FRAGS - 2) {
+		page = srdma_mr_page(mr, va + done, &offset, &room);
+		if (!page)
+			break;
+		n = min(room, length - done);
+		if (skb_can_coalesce(skb, shinfo->nr_frags, page, offset)) {
+			skb_frag_size_add(&shinfo->frags[shinfo->nr_frags - 1],
+					  n);
+		} else {
+			get_page(page);
+			skb_fill_page_desc(skb, shinfo->nr_frags, page, offset,
+					   n);
+		}
+		skb_len_add(skb, n);
+		/* the sender may write them while the packet is queued */
+		shinfo->flags |= SKBFL_SHARED_FRAG;
+		done += n;
+	}
+	return done;
+}
+
+/**
+ * srdma_mr_attach() - add bytes of an MR to a packet as page fragments
+ * @mr: checked by srdma_mr_lookup() for these bytes
+ * @va: first byte in the MR
+ * @skb: from srdma_pkt_alloc_paged(); the bytes follow what it holds
+ * @length: bytes, at most a page
+ *
+ * The fragments are the MR's own pages where a packet may hold them
+ * (srdma_mr_page()): the bytes are not copied to be sent; the ICRC reads
+ * them, and on loopback the receiver copies them into its memory. The
+ * rest, from the first page a packet may not hold on, is copied into one
+ * fragment.
+ *
+ * Return: 0, -EAGAIN as srdma_mr_copy(), or -ENOMEM.
+ */
+int srdma_mr_attach(struct srdma_mr *mr, u64 va, struct sk_buff *skb,
+		    u32 length)
+{
+	u32 held = srdma_mr_hold_pages(mr, va, skb, length);
+	void *rest;
+
+	if (held == length)
+		return 0;
+	rest = srdma_pkt_put_frag(skb, length - held);
+	return rest ? srdma_mr_copy(mr, va + held, rest, length - held, false) :
+		      -ENOMEM;
+}
+EXPORT_SYMBOL_IF_KUNIT(srdma_mr_attach);
+
+/**
+ * srdma_sge_attach() - srdma_mr_attach() of the buffers of an SGE list:
+ * from the first page a packet may not hold on, the rest of the list's
+ * bytes are copied into one fragment
+ * @qp: the QP whose WQE the list is
+ * @sge: the list
+ * @num_sge: its entries
+ * @offset: bytes of the list to skip
+ * @skb: the packet
+ * @length: bytes, at most a page
+ *
+ * Return: as srdma_sge_copy(), or -ENOMEM.
+ */
+int srdma_sge_attach(struct srdma_qp *qp, const struct rxe_sge *sge,
+		     u32 num_sge, u64 offset, struct sk_buff *skb, u32 length)
+{
+	u64 skip = offset;
+	u32 i, n, held, done = 0;
+	struct srdma_mr *mr;
+	void *rest;
+	int err;
+
+	for (i = 0; i < num_sge && done < length; i++) {
+		if (skip >= sge[i].length) {
+			skip -= sge[i].length;
+			continue;
+		}
+		n = min_t(u64, sge[i].length - skip, length - done);
+		err = srdma_mr_lookup(qp, sge[i].lkey, sge[i].addr + skip, n, 0,
+				      &mr);
+		if (err)
+			return err;
+		held = srdma_mr_hold_pages(mr, sge[i].addr + skip, skb, n);
+		srdma_mr_put(mr);
+		done += held;
+		if (held < n)
+			break;
+		skip = 0;
+	}
+	if (done == length)
+		return 0;
+	rest = srdma_pkt_put_frag(skb, length - done);
+	if (!rest)
+		return -ENOMEM;
+	return srdma_sge_copy(qp, sge, num_sge, offset + done, rest,
+			      length - done, false);
+}
+EXPORT_SYMBOL_IF_KUNIT(srdma_sge_attach);
+
+/*
  * Copy @length bytes of @skb from @offset (from skb->data) into an SGE list
  * at @dst bytes into it (@sge set), or into @mr at address @dst: each
  * contiguous piece (the linear part, a page fragment) straight from where

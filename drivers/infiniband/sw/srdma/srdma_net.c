@@ -244,6 +244,73 @@ struct sk_buff *srdma_pkt_alloc(struct srdma_dev *sdev, u8 opcode,
 }
 EXPORT_SYMBOL_IF_KUNIT(srdma_pkt_alloc);
 
+/**
+ * srdma_pkt_alloc_paged() - an skb for one packet whose payload goes in
+ * page fragments (srdma_mr_attach()), then srdma_pkt_end_paged()
+ * @sdev: the device that sends it
+ * @opcode: its BTH opcode
+ * @bthp: set to the BTH, as srdma_pkt_alloc() sets it
+ *
+ * Return: the skb, its linear part the transport headers, or NULL.
+ */
+struct sk_buff *srdma_pkt_alloc_paged(struct srdma_dev *sdev, u8 opcode,
+				      struct srdma_bth **bthp)
+{
+	struct sk_buff *skb = srdma_pkt_alloc(sdev, opcode, 0, bthp);
+
+	/* the pad and the ICRC come after the fragments */
+	if (skb)
+		skb_trim(skb, skb->len - SRDMA_ICRC_BYTES);
+	return skb;
+}
+
+/**
+ * srdma_pkt_put_frag() - add a fragment of new memory to a packet
+ * @skb: from srdma_pkt_alloc_paged(), a fragment free
+ * @bytes: its size, at most a page
+ *
+ * Return: the fragment's memory, for the caller to fill, or NULL.
+ */
+void *srdma_pkt_put_frag(struct sk_buff *skb, unsigned int bytes)
+{
+	struct page *page;
+	void *frag;
+
+	/* srdma_mr_attach() and srdma_sge_attach() leave one for the end */
+	if (WARN_ON_ONCE(skb_shinfo(skb)->nr_frags >= MAX_SKB_FRAGS))
+		return NULL;
+	frag = netdev_alloc_frag(bytes);
+	if (!frag)
+		return NULL;
+	page = virt_to_head_page(frag);
+	skb_fill_page_desc(skb, skb_shinfo(skb)->nr_frags, page,
+			   frag - page_address(page), bytes);
+	skb_len_add(skb, bytes);
+	return frag;
+}
+EXPORT_SYMBOL_IF_KUNIT(srdma_pkt_put_frag);
+
+/**
+ * srdma_pkt_end_paged() - the pad and the ICRC's room after the payload in
+ * fragments, in a fragment of their own
+ * @sdev: the device that sends it
+ * @skb: from srdma_pkt_alloc_paged(), its payload all there
+ *
+ * Return: 0, or -ENOMEM (counted).
+ */
+int srdma_pkt_end_paged(struct srdma_dev *sdev, struct sk_buff *skb)
+{
+	unsigned int bytes = srdma_pad_bytes(skb->data_len) + SRDMA_ICRC_BYTES;
+	void *end = srdma_pkt_put_frag(skb, bytes);
+
+	if (!end) {
+		srdma_count(sdev, SRDMA_CNT_PKT_NOMEM);
+		return -ENOMEM;
+	}
+	memset(end, 0, bytes);
+	return 0;
+}
+
 /*
  * A path to this device's own address (its source GID, or a next hop that
  * ib_core resolved to the netdev's own MAC): such packets go straight to
@@ -253,6 +320,26 @@ static bool srdma_av_is_local(struct srdma_dev *sdev, const struct srdma_av *av)
 {
 	return !memcmp(&av->dgid, &av->sgid, sizeof(av->dgid)) ||
 	       ether_addr_equal(av->dmac, sdev->ndev->dev_addr);
+}
+
+/*
+ * The ICRC into the packet's last 4 bytes, once its IP and UDP headers are
+ * there; @bth at @bytes before the end
+ */
+static void srdma_icrc_put(struct sk_buff *skb, const void *l3, bool ipv6,
+			   const struct srdma_bth *bth, unsigned int bytes)
+{
+	__le32 icrc;
+
+	if (!skb_is_nonlinear(skb)) {
+		put_unaligned_le32(srdma_icrc_tx(l3, ipv6, bth,
+						 bytes - SRDMA_ICRC_BYTES),
+				   skb_tail_pointer(skb) - SRDMA_ICRC_BYTES);
+		return;
+	}
+	/* the payload in fragments: never a FLUSH, which has none */
+	icrc = cpu_to_le32(srdma_icrc_skb(skb, skb->len - bytes, ipv6));
+	skb_store_bits(skb, skb->len - SRDMA_ICRC_BYTES, &icrc, sizeof(icrc));
 }
 
 static void srdma_push_udp(struct sk_buff *skb, u16 src_port)
@@ -374,9 +461,7 @@ static int srdma_xmit4(struct srdma_dev *sdev, const struct srdma_av *av,
 		__skb_pull(skb, sizeof(*iph) + sizeof(struct udphdr));
 		return srdma_recv(sdev, skb, true);
 	}
-	put_unaligned_le32(srdma_icrc_tx(iph, false, bth,
-					 bytes - SRDMA_ICRC_BYTES),
-			   skb_tail_pointer(skb) - SRDMA_ICRC_BYTES);
+	srdma_icrc_put(skb, iph, false, bth, bytes);
 	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
 	skb->ip_summed = CHECKSUM_NONE;
 	/* net_xmit_eval() evaluates its argument twice */
@@ -448,9 +533,7 @@ static int srdma_xmit6(struct srdma_dev *sdev, const struct srdma_av *av,
 		__skb_pull(skb, sizeof(*ip6h) + sizeof(struct udphdr));
 		return srdma_recv(sdev, skb, true);
 	}
-	put_unaligned_le32(srdma_icrc_tx(ip6h, true, bth,
-					 bytes - SRDMA_ICRC_BYTES),
-			   skb_tail_pointer(skb) - SRDMA_ICRC_BYTES);
+	srdma_icrc_put(skb, ip6h, true, bth, bytes);
 	memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
 	skb->ip_summed = CHECKSUM_NONE;
 	err = ip6_local_out(sdev->net, sn->sock6->sk, skb);

@@ -81,6 +81,15 @@
 #define SRDMA_ENGINE_BATCH		16	/* packets per call of one engine */
 #define SRDMA_TASK_BUDGET		16	/* packets per run, then others */
 #define SRDMA_MAX_QUEUED_PKTS		4096	/* received, per QP and engine */
+/*
+ * An RC payload of this many bytes or more is sent from the memory it is
+ * in, as page fragments (srdma_mr_attach()); a smaller one is copied into
+ * the packet, which costs less than the page references and the pad and
+ * ICRC's own fragment. RC only: its WQEs complete when ACKed, so the
+ * memory is not given back while the packet may still be sent; UC and UD
+ * complete as they send.
+ */
+#define SRDMA_TX_PAGED_MIN_BYTES	512
 #define SRDMA_XMIT_RETRY_NS		(20 * NSEC_PER_USEC)
 #define SRDMA_XMIT_RETRY_MAX_NS		(4 * NSEC_PER_MSEC)	/* backed off */
 #define SRDMA_UDP_SPORT_BASE		0xc000	/* RoCEv2 source ports from here */

@@ -354,7 +354,7 @@ static int srdma_req_send_pkt(struct srdma_qp *qp, struct srdma_swqe *swqe,
 	struct srdma_dev *sdev = to_srdma_dev(qp->ibqp.device);
 	struct rxe_send_wr *wr = &swqe->wqe.wr;
 	bool uc = qp->ibqp.qp_type == IB_QPT_UC;
-	bool ackreq = !uc, se = false, first, last;
+	bool ackreq = !uc, se = false, first, last, paged;
 	struct srdma_reth *reth;
 	struct srdma_bth *bth;
 	struct sk_buff *skb;
@@ -445,7 +445,10 @@ static int srdma_req_send_pkt(struct srdma_qp *qp, struct srdma_swqe *swqe,
 		/* UC has the same opcodes in its own range */
 		if (uc)
 			opcode = opcode - IB_OPCODE_RC + IB_OPCODE_UC;
-		skb = srdma_pkt_alloc(sdev, opcode, payload, &bth);
+		paged = !uc && payload >= SRDMA_TX_PAGED_MIN_BYTES &&
+			!(wr->send_flags & IB_SEND_INLINE);
+		skb = paged ? srdma_pkt_alloc_paged(sdev, opcode, &bth) :
+			      srdma_pkt_alloc(sdev, opcode, payload, &bth);
 		if (!skb)
 			return -ENOMEM;
 		if (srdma_op_flags(opcode) & SRDMA_OP_RETH) {
@@ -460,9 +463,15 @@ static int srdma_req_send_pkt(struct srdma_qp *qp, struct srdma_swqe *swqe,
 		if (srdma_op_flags(opcode) & SRDMA_OP_IETH)
 			*(__be32 *)srdma_hdr(bth, SRDMA_OP_IETH) =
 				cpu_to_be32(wr->ex.invalidate_rkey);
-		err = srdma_swqe_copy(qp, swqe, offset,
-				      (u8 *)bth + srdma_op_hdr_bytes(opcode),
-				      payload);
+		if (paged)
+			err = srdma_swqe_attach(qp, swqe, offset, skb,
+						payload) ?:
+			      srdma_pkt_end_paged(sdev, skb);
+		else
+			err = srdma_swqe_copy(qp, swqe, offset,
+					      (u8 *)bth +
+					      srdma_op_hdr_bytes(opcode),
+					      payload);
 		if (err) {
 			kfree_skb(skb);
 			return err;

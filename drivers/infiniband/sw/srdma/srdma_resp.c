@@ -171,7 +171,7 @@ static unsigned int srdma_resp_send_read(struct srdma_qp *qp)
 	struct srdma_aeth *aeth;
 	struct srdma_bth *bth;
 	struct sk_buff *skb;
-	bool refused = true, last;
+	bool refused = true, last, paged;
 	unsigned int sent = 0;
 	int err = 0;
 	u8 opcode;
@@ -191,7 +191,9 @@ static unsigned int srdma_resp_send_read(struct srdma_qp *qp)
 		else
 			opcode = last ? IB_OPCODE_RC_RDMA_READ_RESPONSE_LAST :
 					IB_OPCODE_RC_RDMA_READ_RESPONSE_MIDDLE;
-		skb = srdma_pkt_alloc(sdev, opcode, n, &bth);
+		paged = n >= SRDMA_TX_PAGED_MIN_BYTES;
+		skb = paged ? srdma_pkt_alloc_paged(sdev, opcode, &bth) :
+			      srdma_pkt_alloc(sdev, opcode, n, &bth);
 		if (!skb)
 			break;
 		if (srdma_op_flags(opcode) & SRDMA_OP_AETH) {
@@ -208,10 +210,19 @@ static unsigned int srdma_resp_send_read(struct srdma_qp *qp)
 			return sent;
 		}
 		if (n) {
-			err = srdma_mr_copy(resp->read_mr, resp->read_va,
+			err = paged ?
+			      srdma_mr_attach(resp->read_mr, resp->read_va,
+					      skb, n) ?:
+			      srdma_pkt_end_paged(sdev, skb) :
+			      srdma_mr_copy(resp->read_mr, resp->read_va,
 					    (u8 *)bth + srdma_op_hdr_bytes(opcode),
 					    n, false);
 			srdma_rkey_access_end(resp->read_mr);
+		}
+		if (n && err == -ENOMEM) {
+			/* as an skb not had: the engine tries again */
+			kfree_skb(skb);
+			break;
 		}
 		if (n && err) {
 			/* an ODP page: sent once the fault kicks the engine */

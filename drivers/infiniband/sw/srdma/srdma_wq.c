@@ -252,6 +252,28 @@ int srdma_swqe_copy(struct srdma_qp *qp, struct srdma_swqe *swqe, u64 offset,
 	return err == -EINPROGRESS ? err : err ? -EACCES : 0;
 }
 
+/**
+ * srdma_swqe_attach() - srdma_swqe_copy() into a packet's page fragments
+ * (srdma_sge_attach()), for a WQE without inline data
+ * @qp: the QP
+ * @swqe: the WQE, checked
+ * @offset: bytes of the message to skip
+ * @skb: the packet, from srdma_pkt_alloc_paged()
+ * @len: bytes, within the message
+ *
+ * Return: as srdma_swqe_copy(), or -ENOMEM.
+ */
+int srdma_swqe_attach(struct srdma_qp *qp, struct srdma_swqe *swqe,
+		      u64 offset, struct sk_buff *skb, u32 len)
+{
+	int err;
+
+	err = srdma_sge_attach(qp, swqe->wqe.dma.sge, swqe->wqe.dma.num_sge,
+			       offset, skb, len);
+	return err == -EINPROGRESS || err == -ENOMEM ? err :
+	       err ? -EACCES : 0;
+}
+
 /*
  * Whether the oldest send WQE is done or a drain may have ended: read
  * without sq.lock, as only the engine, which calls this, moves them on.
