@@ -204,6 +204,51 @@ int srdma_mr_copy(struct srdma_mr *mr, u64 va, void *buf, u32 length,
 	return 0;
 }
 
+/*
+ * srdma_sge_copy(), or with @skb srdma_sge_copy_skb(): each SGE's part
+ * looked up once, then copied from or to @buf, or from @skb's bytes at
+ * @skb_offset on, wherever the skb holds them
+ */
+static int srdma_sge_walk(struct srdma_qp *qp, const struct rxe_sge *sge,
+			  u32 num_sge, u64 offset, void *buf,
+			  struct sk_buff *skb, u32 skb_offset, u32 length,
+			  bool to_sge)
+{
+	int access = to_sge ? IB_ACCESS_LOCAL_WRITE : 0;
+	struct srdma_mr *mr;
+	u32 i, n;
+	int err;
+
+	for (i = 0; i < num_sge && length; i++) {
+		if (offset >= sge[i].length) {
+			offset -= sge[i].length;
+			continue;
+		}
+		n = min_t(u64, sge[i].length - offset, length);
+		err = srdma_mr_lookup(qp, sge[i].lkey, sge[i].addr + offset, n,
+				      access, &mr);
+		if (err)
+			return err;
+		err = skb ? srdma_mr_copy_skb(mr, sge[i].addr + offset, skb,
+					      skb_offset, n) :
+			    srdma_mr_copy(mr, sge[i].addr + offset, buf, n,
+					  to_sge);
+		if (err)
+			err = srdma_odp_defer(qp, mr, sge[i].addr + offset, n,
+					      to_sge);
+		srdma_mr_put(mr);
+		if (err)
+			return err;
+		if (skb)
+			skb_offset += n;
+		else
+			buf += n;
+		length -= n;
+		offset = 0;
+	}
+	return length ? -EINVAL : 0;
+}
+
 /**
  * srdma_sge_copy() - copy between the buffers of an SGE list and a kernel
  * buffer, starting @offset bytes into the list
@@ -222,33 +267,8 @@ int srdma_mr_copy(struct srdma_mr *mr, u64 va, void *buf, u32 length,
 int srdma_sge_copy(struct srdma_qp *qp, const struct rxe_sge *sge,
 		   u32 num_sge, u64 offset, void *buf, u32 length, bool to_sge)
 {
-	int access = to_sge ? IB_ACCESS_LOCAL_WRITE : 0;
-	struct srdma_mr *mr;
-	u32 i, n;
-	int err;
-
-	for (i = 0; i < num_sge && length; i++) {
-		if (offset >= sge[i].length) {
-			offset -= sge[i].length;
-			continue;
-		}
-		n = min_t(u64, sge[i].length - offset, length);
-		err = srdma_mr_lookup(qp, sge[i].lkey, sge[i].addr + offset, n,
-				      access, &mr);
-		if (err)
-			return err;
-		err = srdma_mr_copy(mr, sge[i].addr + offset, buf, n, to_sge);
-		if (err)
-			err = srdma_odp_defer(qp, mr, sge[i].addr + offset, n,
-					      to_sge);
-		srdma_mr_put(mr);
-		if (err)
-			return err;
-		buf += n;
-		length -= n;
-		offset = 0;
-	}
-	return length ? -EINVAL : 0;
+	return srdma_sge_walk(qp, sge, num_sge, offset, buf, NULL, 0, length,
+			      to_sge);
 }
 
 /*
@@ -399,30 +419,33 @@ int srdma_sge_attach(struct srdma_qp *qp, const struct rxe_sge *sge,
 }
 EXPORT_SYMBOL_IF_KUNIT(srdma_sge_attach);
 
-/*
- * Copy @length bytes of @skb from @offset (from skb->data) into an SGE list
- * at @dst bytes into it (@sge set), or into @mr at address @dst: each
- * contiguous piece (the linear part, a page fragment) straight from where
- * the NIC put it. On an error some pieces may be copied: the packet is
- * handled again or fails.
+/**
+ * srdma_mr_copy_skb() - srdma_mr_copy() into an MR from a received
+ * packet's bytes, wherever the skb holds them: each contiguous piece (the
+ * linear part, a page fragment) straight from where the NIC put it
+ * @mr: checked by srdma_mr_lookup() for these bytes
+ * @va: first byte in the MR
+ * @skb: the packet
+ * @skb_offset: where the bytes start, from skb->data
+ * @length: bytes
+ *
+ * Return: as srdma_mr_copy(); on -EAGAIN some pieces may be copied (the
+ * packet is handled again once the page is there).
  */
-static int srdma_skb_copy(struct srdma_qp *qp, const struct rxe_sge *sge,
-			  u32 num_sge, struct srdma_mr *mr, u64 dst,
-			  struct sk_buff *skb, u32 offset, u32 length)
+int srdma_mr_copy_skb(struct srdma_mr *mr, u64 va, struct sk_buff *skb,
+		      u32 skb_offset, u32 length)
 {
 	struct skb_seq_state st;
 	u32 done = 0, n;
 	const u8 *data;
 	int err;
 
-	skb_prepare_seq_read(skb, offset, offset + length, &st);
+	skb_prepare_seq_read(skb, skb_offset, skb_offset + length, &st);
 	while ((n = skb_seq_read(done, &data, &st))) {
 		/* a piece may go on past the end asked for */
 		n = min(n, length - done);
-		/* a copy into memory: the source is only read */
-		err = sge ? srdma_sge_copy(qp, sge, num_sge, dst + done,
-					   (void *)data, n, true) :
-			    srdma_mr_copy(mr, dst + done, (void *)data, n, true);
+		/* a copy into the MR: the source is only read */
+		err = srdma_mr_copy(mr, va + done, (void *)data, n, true);
 		if (err) {
 			skb_abort_seq_read(&st);
 			return err;
@@ -431,10 +454,11 @@ static int srdma_skb_copy(struct srdma_qp *qp, const struct rxe_sge *sge,
 	}
 	return done == length ? 0 : -EINVAL;
 }
+EXPORT_SYMBOL_IF_KUNIT(srdma_mr_copy_skb);
 
 /**
  * srdma_sge_copy_skb() - srdma_sge_copy() into the list from a received
- * packet's bytes, wherever the skb holds them
+ * packet's bytes, wherever the skb holds them (srdma_mr_copy_skb())
  * @qp: the QP whose WQE the list is
  * @sge: the list
  * @num_sge: its entries
@@ -449,27 +473,9 @@ int srdma_sge_copy_skb(struct srdma_qp *qp, const struct rxe_sge *sge,
 		       u32 num_sge, u64 offset, struct sk_buff *skb,
 		       u32 skb_offset, u32 length)
 {
-	return srdma_skb_copy(qp, sge, num_sge, NULL, offset, skb, skb_offset,
-			      length);
+	return srdma_sge_walk(qp, sge, num_sge, offset, NULL, skb, skb_offset,
+			      length, true);
 }
-
-/**
- * srdma_mr_copy_skb() - srdma_mr_copy() into an MR from a received
- * packet's bytes, wherever the skb holds them
- * @mr: checked by srdma_mr_lookup() for these bytes
- * @va: first byte in the MR
- * @skb: the packet
- * @skb_offset: where the bytes start, from skb->data
- * @length: bytes
- *
- * Return: as srdma_mr_copy().
- */
-int srdma_mr_copy_skb(struct srdma_mr *mr, u64 va, struct sk_buff *skb,
-		      u32 skb_offset, u32 length)
-{
-	return srdma_skb_copy(NULL, NULL, 0, mr, va, skb, skb_offset, length);
-}
-EXPORT_SYMBOL_IF_KUNIT(srdma_mr_copy_skb);
 
 /**
  * srdma_mr_atomic() - execute an atomic on 8 aligned bytes of an MR
