@@ -334,10 +334,11 @@ static u32 srdma_mr_hold_pages(struct srdma_mr *mr, u64 va,
 					   n);
 		}
 		skb_len_add(skb, n);
-		/* the sender may write them while the packet is queued */
-		shinfo->flags |= SKBFL_SHARED_FRAG;
 		done += n;
 	}
+	/* the sender may write them while the packet is queued */
+	if (done)
+		shinfo->flags |= SKBFL_SHARED_FRAG;
 	return done;
 }
 

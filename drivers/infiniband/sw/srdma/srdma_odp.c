@@ -34,12 +34,13 @@ VISIBLE_IF_KUNIT unsigned long srdma_odp_page_index(u64 umem_start,
 }
 EXPORT_SYMBOL_IF_KUNIT(srdma_odp_page_index);
 
-/* the user address of byte @va of @mr, and the index of its page */
+/* the user address of byte @va of @mr */
 static u64 srdma_odp_user(struct srdma_mr *mr, u64 va)
 {
 	return mr->umem->address + (va - mr->ibmr.iova);
 }
 
+/* the index in the umem of the page of user address @user */
 static unsigned long srdma_odp_index(struct srdma_mr *mr, u64 user)
 {
 	return srdma_odp_page_index(ib_umem_start(to_ib_umem_odp(mr->umem)),
