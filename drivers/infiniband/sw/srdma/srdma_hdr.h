@@ -243,6 +243,9 @@ static inline unsigned int srdma_pad_bytes(u32 payload_bytes)
 void srdma_icrc_init(void);
 void srdma_icrc_exit(void);
 #if IS_ENABLED(CONFIG_KUNIT)
+struct crypto_shash;
+u32 srdma_crc32_by(struct crypto_shash *tfm, u32 crc, const void *p,
+		   unsigned int len);
 u32 srdma_crc32(u32 crc, const void *p, unsigned int len);
 const char *srdma_icrc_driver(void);
 #endif

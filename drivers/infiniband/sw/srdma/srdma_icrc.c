@@ -63,21 +63,29 @@ void srdma_icrc_exit(void)
 }
 
 /*
- * crc32_le(@crc, @p, @len): the crypto API's "crc32" keeps that very
- * value as its state, so an update from a state set to @crc computes it
+ * crc32_le(@crc, @p, @len) by the crypto driver @tfm (NULL: crc32_le()
+ * itself): a "crc32" keeps that very value as its state, so an update from
+ * a state set to @crc computes it
  */
-VISIBLE_IF_KUNIT u32 srdma_crc32(u32 crc, const void *p, unsigned int len)
+VISIBLE_IF_KUNIT u32 srdma_crc32_by(struct crypto_shash *tfm, u32 crc,
+				    const void *p, unsigned int len)
 {
-	SHASH_DESC_ON_STACK(desc, srdma_crc32_tfm);
+	SHASH_DESC_ON_STACK(desc, tfm);
 	u32 *state = shash_desc_ctx(desc);
 
-	if (!srdma_crc32_tfm)
+	if (!tfm)
 		return crc32_le(crc, p, len);
-	desc->tfm = srdma_crc32_tfm;
+	desc->tfm = tfm;
 	*state = crc;
 	if (crypto_shash_update(desc, p, len))
 		return crc32_le(crc, p, len);
 	return *state;
+}
+EXPORT_SYMBOL_IF_KUNIT(srdma_crc32_by);
+
+VISIBLE_IF_KUNIT u32 srdma_crc32(u32 crc, const void *p, unsigned int len)
+{
+	return srdma_crc32_by(srdma_crc32_tfm, crc, p, len);
 }
 EXPORT_SYMBOL_IF_KUNIT(srdma_crc32);
 
