@@ -1140,6 +1140,40 @@ static void vt_rc_moves_data(struct kunit *test)
 	vt_rc_teardown(&rc);
 }
 
+/*
+ * A packet to the device's own address is received within its sender's
+ * engine run: the receiver's engine, run nested, answers on the sender's
+ * CPU but stays on its own, since it has nothing of its own in flight
+ * (srdma_task.c); the sender's engine is where it ran.
+ */
+static void vt_rc_nested_run_keeps_cpu(struct kunit *test)
+{
+	const struct vt_rc_opts o = { .timeout = 14, .retry_cnt = 7,
+				      .rnr_retry = 7 };
+	struct srdma_qp *qa, *qb;
+	struct vt_rc rc;
+	int here, other;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "one CPU online");
+	vt_rc_setup(test, &rc, &o, &o);
+	qa = to_srdma_qp(rc.a);
+	qb = to_srdma_qp(rc.b);
+	migrate_disable();
+	here = smp_processor_id();
+	other = cpumask_any_but(cpu_online_mask, here);
+	WRITE_ONCE(qb->task.cpu, other);
+	/* one packet: the responder runs nested at once, not as bulk */
+	KUNIT_EXPECT_EQ(test, vt_rc_post(&rc, IB_WR_RDMA_WRITE, 1, 1000,
+					 (uintptr_t)rc.dst), 0);
+	migrate_enable();
+	vt_rc_expect(test, &rc, 1, IB_WC_SUCCESS, IB_WC_RDMA_WRITE);
+	KUNIT_EXPECT_EQ(test, memcmp(rc.dst, rc.src, 1000), 0);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(qb->task.cpu), other);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(qa->task.cpu), here);
+	vt_rc_teardown(&rc);
+}
+
 static void vt_rc_remote_access_error(struct kunit *test)
 {
 	const struct vt_rc_opts o = { .timeout = 14, .retry_cnt = 7 };
@@ -1858,6 +1892,7 @@ static struct kunit_case vt_cases[] = {
 	KUNIT_CASE(vt_mr_fast_reg_and_stale_keys),
 	KUNIT_CASE(vt_srq_posts_resizes_and_limits),
 	KUNIT_CASE(vt_rc_moves_data),
+	KUNIT_CASE(vt_rc_nested_run_keeps_cpu),
 	KUNIT_CASE(vt_rc_remote_access_error),
 	KUNIT_CASE(vt_rc_flush),
 	KUNIT_CASE(vt_rc_rnr_retry_exceeded),

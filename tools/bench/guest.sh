@@ -88,17 +88,54 @@ record() {	# record TEST SIZE VALUE UNIT STATUS
 		"$([ "$5" = ok ] && echo "$3 $4" || echo "$5")"
 }
 
+# churn_sample: the host's context switches, IPIs (function call and
+# rescheduling interrupts, every CPU) and, on srdma, its engine's runs
+# inline and work items, as "ctxt ipis inline work"
+churn_sample() {
+	local hw=/sys/class/infiniband/$dev/ports/1/hw_counters inline=0 work=0
+	if [ -e "$hw/engine_work_items" ]; then
+		read -r inline < "$hw/engine_runs_inline"
+		read -r work < "$hw/engine_work_items"
+	fi
+	echo "$(awk '$1 == "ctxt" { print $2 }' /proc/stat)" \
+		"$(awk '$1 == "CAL:" || $1 == "RES:" {
+			for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) n += $i }
+			END { print n }' /proc/interrupts)" "$inline" "$work"
+}
+
+# churn_record LOG BEFORE: per 64 KiB message of the run in LOG, what
+# churn_sample counted since BEFORE, into churn.csv
+churn_record() {
+	local msgs
+	msgs=$(awk '/#bytes/ { seen = 1; next }
+		seen && $1 ~ /^[0-9]+$/ { print $2; exit }' "$1.$side")
+	[ -n "$msgs" ] && [ "$msgs" -gt 0 ] || return 0
+	# shellcheck disable=SC2086 # BEFORE and the sample are words
+	set -- $2 $(churn_sample)
+	awk -v d="$driver" -v t="$test" -v m="$msgs" -v c="$(($5 - $1))" \
+		-v i="$(($6 - $2))" -v r="$(($7 - $3))" -v w="$(($8 - $4))" 'BEGIN {
+		printf "%s,%s,%d,%.2f,%.2f,%.2f,%.2f\n", d, t, m, c / m, i / m, r / m, w / m }' \
+		>> "$SRDMA_SHARED/churn.csv"
+	tail -n 1 "$SRDMA_SHARED/churn.csv" | awk -F, '{ printf "%-6s %-12s churn per message: %s context switches, %s IPIs, %s inline engine runs, %s engine work items (%s messages)\n", $1, $2, $4, $5, $6, $7, $3 }'
+}
+
 # attempt LOG: one run of run_sizes' current test and size, once more if it
 # ended without a figure but did not time out: perftest converts cycles to
 # time with a CPU clock it measures against gettimeofday() when it reports,
 # and gives up ("r^2 < 0.9", a bandwidth of 0.00, "inf") when the host
 # deschedules the guest's vCPUs. Sets value; status 124 if it timed out.
 attempt() {
-	local log=$1 try rc
+	local log=$1 try rc before
 	for try in 1 2; do
+		before=$(churn_sample)
 		perftest "$test" "$size" "$limit" "$log" "${opts[@]}"
 		rc=$?
-		value=$(result "$col" "$hdr" "$log.$side") && return 0
+		if value=$(result "$col" "$hdr" "$log.$side"); then
+			# the handoffs a 64 KiB message costs (issue 22, item 4)
+			[ "$size" != 65536 ] || [[ $test != *_bw ]] ||
+				churn_record "$log" "$before"
+			return 0
+		fi
 		[ $rc != 124 ] || return 124
 		if [ $try = 1 ]; then
 			mv "$log.client" "$log.try1.client"
@@ -206,6 +243,7 @@ bench_driver() {	# bench_driver srdma|rxe
 set -e
 mkdir -p "$logs"
 echo "driver,test,size,value,unit,status" > "$csv"
+echo "driver,test,messages,ctxt,ipis,inline_runs,work_items" > "$SRDMA_SHARED/churn.csv"
 {
 	echo "kernel $(uname -r) (plain), $(nproc) vCPU(s), QEMU TCG"
 	echo "perftest $(dpkg-query -W -f '${Version}' perftest)"

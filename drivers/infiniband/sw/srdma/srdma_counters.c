@@ -38,6 +38,8 @@ static const struct rdma_stat_desc srdma_counter_descs[] = {
 	[SRDMA_CNT_RR_WAITS] = { .name = "rr_waits" },
 	[SRDMA_CNT_PKT_NOMEM] = { .name = "pkt_nomem" },
 	[SRDMA_CNT_ODP_FAULTS] = { .name = "odp_faults" },
+	[SRDMA_CNT_ENGINE_RUNS_INLINE] = { .name = "engine_runs_inline" },
+	[SRDMA_CNT_ENGINE_WORK_ITEMS] = { .name = "engine_work_items" },
 };
 
 struct rdma_hw_stats *srdma_alloc_hw_port_stats(struct ib_device *ib_dev,

@@ -63,7 +63,7 @@ static inline struct srdma_pkt *srdma_pkt(struct sk_buff *skb)
 enum srdma_counter srdma_task_recv(struct srdma_qp *qp, struct sk_buff *skb);
 enum srdma_counter srdma_task_enqueue(struct srdma_qp *qp,
 				      struct sk_buff_head *queue,
-				      struct sk_buff *skb, bool later);
+				      struct sk_buff *skb, bool bulk);
 
 /* srdma_req.c */
 unsigned int srdma_req_run(struct srdma_qp *qp);

@@ -79,7 +79,7 @@
 #define SRDMA_ACKREQ_EVERY_PKTS		16	/* AckReq at least this often */
 #define SRDMA_REORDER_NAK_PKTS		3	/* held ahead of a gap: NAK it */
 #define SRDMA_ENGINE_BATCH		16	/* packets per call of one engine */
-#define SRDMA_TASK_BUDGET		16	/* packets per run, then others */
+#define SRDMA_TASK_BUDGET		64	/* packets per run, then others */
 #define SRDMA_MAX_QUEUED_PKTS		4096	/* received, per QP and engine */
 /*
  * An RC payload of this many bytes or more is sent from the memory it is

@@ -5,10 +5,10 @@
  * post, a timer) kicks the task: if no one runs the engine, the kicker runs
  * it inline, with bottom halves disabled; otherwise the runner sees the
  * kick and goes round once more. A runner that has handled SRDMA_TASK_BUDGET
- * packets hands the rest to a work item, so that one busy QP does not keep a
- * softirq or a system call for itself, and re-enables bottom halves: the
- * packets it sent to a peer on this CPU are received, and answered, before
- * it sends more.
+ * packets (several batches of each sub-engine) hands the rest to a work
+ * item, so that one busy QP does not keep a softirq or a system call for
+ * itself, and re-enables bottom halves: the packets it sent to a peer on
+ * this CPU are received, and answered, before it sends more.
  *
  * Different QPs run on different CPUs at the same time; there is no lock
  * on this path, only the RUNNING and MORE bits.
@@ -20,6 +20,15 @@
  * kick from elsewhere hands it to the work item there), and the work item
  * always runs there; once everything is acknowledged, whoever kicks runs
  * it.
+ *
+ * A run nested in another engine's run on the same CPU (a packet to this
+ * host's own address is received by the sender's engine, which kicks the
+ * receiver's) does not take the nested engine's CPU for it, unless it
+ * leaves requests of its own unacknowledged: else a responder would follow
+ * its requester onto one CPU and stay there. Bulk packets from the wire
+ * are handled on the CPU they arrive on (the NIC's queue for that flow),
+ * where their data was just read, unless ordering keeps the engine
+ * elsewhere.
  */
 #include <kunit/visibility.h>
 
@@ -27,10 +36,16 @@
 
 static struct workqueue_struct *srdma_engine_wq;
 
+/* engine runs under way on this CPU, nested ones included */
+static DEFINE_PER_CPU(unsigned int, srdma_task_depth);
+
 /* run the engine from the work item, on the CPU it last ran on */
-static void srdma_task_queue(struct srdma_task *t)
+static void srdma_task_queue(struct srdma_qp *qp)
 {
-	queue_work_on(READ_ONCE(t->cpu), srdma_engine_wq, &t->work);
+	if (queue_work_on(READ_ONCE(qp->task.cpu), srdma_engine_wq,
+			  &qp->task.work))
+		srdma_count(to_srdma_dev(qp->ibqp.device),
+			    SRDMA_CNT_ENGINE_WORK_ITEMS);
 }
 
 /* a timer's event for the engine, taken (test first: no atomic write) */
@@ -76,15 +91,29 @@ static unsigned int srdma_engine_step(struct srdma_qp *qp, bool *again)
 	return comp + events + resp + req;
 }
 
+/*
+ * Where the engine's next run goes, as its run ends or hands over: this
+ * CPU, unless the run is nested and has no request of its own in flight
+ */
+static void srdma_task_settle(struct srdma_qp *qp, bool nested)
+{
+	bool unacked = qp->ibqp.qp_type == IB_QPT_RC &&
+		       srdma_comp_outstanding(qp);
+
+	if (!nested || unacked)
+		WRITE_ONCE(qp->task.cpu, smp_processor_id());
+	WRITE_ONCE(qp->task.unacked, unacked);
+}
+
 /* run the engine; the caller holds SRDMA_TASK_RUNNING */
 static void srdma_task_run(struct srdma_qp *qp)
 {
 	struct srdma_task *t = &qp->task;
 	unsigned int budget = SRDMA_TASK_BUDGET, done;
-	bool again;
+	bool again, nested;
 
 	local_bh_disable();
-	WRITE_ONCE(t->cpu, smp_processor_id());
+	nested = this_cpu_inc_return(srdma_task_depth) > 1;
 	do {
 		while (!test_bit(SRDMA_TASK_PAUSED, &t->flags)) {
 			/*
@@ -100,9 +129,9 @@ static void srdma_task_run(struct srdma_qp *qp)
 			done = srdma_engine_step(qp, &again);
 			if (done >= budget) {
 				/* the work item goes on, still RUNNING */
-				srdma_task_queue(t);
-				local_bh_enable();
-				return;
+				srdma_task_settle(qp, nested);
+				srdma_task_queue(qp);
+				goto out;
 			}
 			budget -= done;
 			if (!done ||
@@ -111,8 +140,7 @@ static void srdma_task_run(struct srdma_qp *qp)
 		}
 		/* nothing more to send: the round-robin goes on without it */
 		srdma_sched_idle(qp);
-		WRITE_ONCE(t->unacked, qp->ibqp.qp_type == IB_QPT_RC &&
-			   srdma_comp_outstanding(qp));
+		srdma_task_settle(qp, nested);
 		clear_bit_unlock(SRDMA_TASK_RUNNING, &t->flags);
 		/*
 		 * Pairs with srdma_task_kick(): a MORE set now is seen below;
@@ -124,6 +152,8 @@ static void srdma_task_run(struct srdma_qp *qp)
 	} while (test_bit(SRDMA_TASK_MORE, &t->flags) &&
 		 !test_bit(SRDMA_TASK_PAUSED, &t->flags) &&
 		 !test_and_set_bit_lock(SRDMA_TASK_RUNNING, &t->flags));
+out:
+	this_cpu_dec(srdma_task_depth);
 	local_bh_enable();
 }
 
@@ -163,17 +193,35 @@ void srdma_task_kick(struct srdma_qp *qp)
 {
 	if (!srdma_task_claim(qp))
 		return;
-	if (irqs_disabled() || in_hardirq() || srdma_task_elsewhere(&qp->task))
-		srdma_task_queue(&qp->task);
-	else
-		srdma_task_run(qp);
+	if (irqs_disabled() || in_hardirq() || srdma_task_elsewhere(&qp->task)) {
+		srdma_task_queue(qp);
+		return;
+	}
+	srdma_count(to_srdma_dev(qp->ibqp.device), SRDMA_CNT_ENGINE_RUNS_INLINE);
+	srdma_task_run(qp);
 }
 
 /* as srdma_task_kick(), but never runs the engine in the caller's context */
 void srdma_task_kick_later(struct srdma_qp *qp)
 {
 	if (srdma_task_claim(qp))
-		srdma_task_queue(&qp->task);
+		srdma_task_queue(qp);
+}
+
+/*
+ * srdma_task_kick_later() for bulk packets that came from the wire: on this
+ * CPU if the engine may move. A packet to this host's own address arrives
+ * within its sender's run: the receiver's engine stays where it ran.
+ */
+static void srdma_task_kick_bulk(struct srdma_qp *qp)
+{
+	struct srdma_task *t = &qp->task;
+
+	if (!srdma_task_claim(qp))
+		return;
+	if (!READ_ONCE(t->unacked) && !this_cpu_read(srdma_task_depth))
+		WRITE_ONCE(t->cpu, raw_smp_processor_id());
+	srdma_task_queue(qp);
 }
 
 /**
@@ -205,21 +253,22 @@ enum srdma_counter srdma_task_recv(struct srdma_qp *qp, struct sk_buff *skb)
  * @qp: the QP, held or under RCU
  * @queue: its resp_pkts or comp_pkts
  * @skb: consumed unless refused
- * @later: kick the engine's work item rather than run the engine here
+ * @bulk: a packet of a message of several: kick the engine's work item
+ *        (srdma_task_kick_bulk()) rather than run the engine here
  *
  * Return: SRDMA_NUM_COUNTERS if queued, else the counter of the reason it
  * was refused.
  */
 enum srdma_counter srdma_task_enqueue(struct srdma_qp *qp,
 				      struct sk_buff_head *queue,
-				      struct sk_buff *skb, bool later)
+				      struct sk_buff *skb, bool bulk)
 {
 	if (skb_queue_len(queue) >= SRDMA_MAX_QUEUED_PKTS)
 		return SRDMA_CNT_DROP_QUEUE_FULL;
 	srdma_count(to_srdma_dev(qp->ibqp.device), SRDMA_CNT_RCVD_PKTS);
 	skb_queue_tail(queue, skb);
-	if (later)
-		srdma_task_kick_later(qp);
+	if (bulk)
+		srdma_task_kick_bulk(qp);
 	else
 		srdma_task_kick(qp);
 	return SRDMA_NUM_COUNTERS;
