@@ -130,11 +130,13 @@ def plot(runs, sizes, tests, ylabel, title, path, logy):
 
     fig, ax = plt.subplots(figsize=(9, 5.5))
     styles = {"srdma": ("-", "o"), "rxe": ("--", "s")}
+    any_pts = False
     for i, test in enumerate(tests):
         for driver in DRIVERS:
             pts = [(s, value(runs, driver, test, s))
                    for s in sizes.get(test, [])]
             pts = [(s, v) for s, v in pts if v is not None]
+            any_pts = any_pts or bool(pts)
             line, marker = styles[driver]
             label = f"{NAMES[driver]} {test}" + ("" if pts else " (no result)")
             ax.plot([s for s, _ in pts], [v for _, v in pts], line,
@@ -145,7 +147,8 @@ def plot(runs, sizes, tests, ylabel, title, path, logy):
         ax.set_xticks(all_sizes)
         ax.set_xticklabels([human(s) for s in all_sizes], rotation=45)
         ax.set_xlim(all_sizes[0] / math.sqrt(2), all_sizes[-1] * math.sqrt(2))
-    if logy:
+    # a log axis needs a figure: BENCH_TESTS may have left out the tests
+    if logy and any_pts:
         ax.set_yscale("log")
     else:
         ax.set_ylim(bottom=0)
