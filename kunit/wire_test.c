@@ -526,6 +526,22 @@ static void wire_crc32_candidates_test(struct kunit *test)
 	}
 }
 
+/*
+ * What ip_local_out() returns, as srdma_xmit() returns it: a full qdisc's
+ * drop (NET_XMIT_DROP, positive) is -ENOBUFS, which the requester waits on
+ * without failing the WQE; taken for an error code of its own, it failed
+ * QPs that a busy link kept waiting (64 QPs of ib_write_bw on the wire)
+ */
+static void wire_xmit_verdict_test(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, srdma_xmit_verdict(NET_XMIT_SUCCESS), 0);
+	KUNIT_EXPECT_EQ(test, srdma_xmit_verdict(NET_XMIT_CN), 0);
+	KUNIT_EXPECT_EQ(test, srdma_xmit_verdict(NET_XMIT_DROP), -ENOBUFS);
+	KUNIT_EXPECT_TRUE(test, srdma_xmit_busy(srdma_xmit_verdict(NET_XMIT_DROP)));
+	KUNIT_EXPECT_EQ(test, srdma_xmit_verdict(-ENETUNREACH), -ENETUNREACH);
+	KUNIT_EXPECT_FALSE(test, srdma_xmit_busy(-ENETUNREACH));
+}
+
 static void timer_ack_timeout_test(struct kunit *test)
 {
 	u8 t;
@@ -564,6 +580,7 @@ static struct kunit_case wire_cases[] = {
 	KUNIT_CASE(wire_paged_tx_test),
 	KUNIT_CASE(wire_crc32_crypto_test),
 	KUNIT_CASE(wire_crc32_candidates_test),
+	KUNIT_CASE(wire_xmit_verdict_test),
 	KUNIT_CASE(timer_ack_timeout_test),
 	KUNIT_CASE(timer_rnr_delay_test),
 	{}

@@ -26,7 +26,9 @@
  * counts back.
  *
  * The ACK timeout runs from the last response received, whatever it said:
- * it is there to find a peer that stopped answering.
+ * it is there to find a peer that stopped answering. A packet the netdev's
+ * full queue refuses starts it again (srdma_req.c): a QP that cannot send
+ * is not answered, whatever the peer.
  */
 #include <srdma/psn.h>
 

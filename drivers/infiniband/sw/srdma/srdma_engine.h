@@ -276,6 +276,9 @@ void *srdma_pkt_put_frag(struct sk_buff *skb, unsigned int bytes);
 int srdma_pkt_end_paged(struct srdma_dev *sdev, struct sk_buff *skb);
 int srdma_xmit(struct srdma_dev *sdev, const struct srdma_av *av,
 	       struct srdma_route *route, u16 src_port, struct sk_buff *skb);
+#if IS_ENABLED(CONFIG_KUNIT)
+int srdma_xmit_verdict(int err);
+#endif
 
 /*
  * A refusal of srdma_xmit() that may pass soon (memory, a full queue); any

@@ -342,6 +342,17 @@ static void srdma_icrc_put(struct sk_buff *skb, const void *l3, bool ipv6,
 	skb_store_bits(skb, skb->len - SRDMA_ICRC_BYTES, &icrc, sizeof(icrc));
 }
 
+/*
+ * What ip_local_out() returned, as srdma_xmit() returns it: a positive
+ * NET_XMIT_* is the qdisc's verdict, a drop (a full queue) -ENOBUFS and a
+ * congestion notice sent (the packet may be queued)
+ */
+VISIBLE_IF_KUNIT int srdma_xmit_verdict(int err)
+{
+	return err > 0 ? net_xmit_errno(err) : err;
+}
+EXPORT_SYMBOL_IF_KUNIT(srdma_xmit_verdict);
+
 static void srdma_push_udp(struct sk_buff *skb, u16 src_port)
 {
 	struct udphdr *udph = skb_push(skb, sizeof(*udph));
@@ -428,7 +439,6 @@ static int srdma_xmit4(struct srdma_dev *sdev, const struct srdma_av *av,
 	struct rtable *rt = NULL;
 	struct iphdr *iph;
 	__be32 saddr;
-	int err;
 
 	memcpy(&saddr, &av->sgid.raw[12], sizeof(saddr));
 	if (!local) {
@@ -464,9 +474,7 @@ static int srdma_xmit4(struct srdma_dev *sdev, const struct srdma_av *av,
 	srdma_icrc_put(skb, iph, false, bth, bytes);
 	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
 	skb->ip_summed = CHECKSUM_NONE;
-	/* net_xmit_eval() evaluates its argument twice */
-	err = ip_local_out(sdev->net, NULL, skb);
-	return net_xmit_eval(err);
+	return srdma_xmit_verdict(ip_local_out(sdev->net, NULL, skb));
 }
 
 #if IS_ENABLED(CONFIG_IPV6)
@@ -504,7 +512,6 @@ static int srdma_xmit6(struct srdma_dev *sdev, const struct srdma_av *av,
 	bool local = srdma_av_is_local(sdev, av);
 	struct dst_entry *dst = NULL;
 	struct ipv6hdr *ip6h;
-	int err;
 
 	if (!sn->sock6) {
 		kfree_skb(skb);
@@ -536,8 +543,7 @@ static int srdma_xmit6(struct srdma_dev *sdev, const struct srdma_av *av,
 	srdma_icrc_put(skb, ip6h, true, bth, bytes);
 	memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
 	skb->ip_summed = CHECKSUM_NONE;
-	err = ip6_local_out(sdev->net, sn->sock6->sk, skb);
-	return net_xmit_eval(err);
+	return srdma_xmit_verdict(ip6_local_out(sdev->net, sn->sock6->sk, skb));
 }
 #endif
 

@@ -19,8 +19,9 @@
  * in order.
  * A transmit the netdev refuses is retried later (srdma_qp_xmit_refused());
  * an RC requester refused with nothing in flight fails with RETRY_EXC_ERR
- * after as long as an ACK timeout would make it; UC loses the packet
- * unless the refusal is brief (srdma_xmit_busy()). Each
+ * after as long as an ACK timeout would make it, unless what refused it is
+ * a full transmit queue (-ENOBUFS), which only says the link is busy; UC
+ * loses the packet unless the refusal is brief (srdma_xmit_busy()). Each
  * packet waits for its turn and its rate (srdma_sched.c); the last before
  * a wait asks for an ACK, so that the wait never looks like a lost ACK.
  */
@@ -346,7 +347,9 @@ EXPORT_SYMBOL_IF_KUNIT(srdma_req_pkt_span);
 
 /*
  * The packet of @swqe with PSN @psn; sets *@next_psn to the PSN after it.
- * @wait_next: the QP waits after it, so it asks for an ACK.
+ * @wait_next: the QP waits after it, so it asks for an ACK. Returns 0 once
+ * sent, -ENOBUFS if the netdev's queue was full, -EAGAIN if the path
+ * refused it otherwise, -ENOMEM without an skb, or the WQE's error.
  */
 static int srdma_req_send_pkt(struct srdma_qp *qp, struct srdma_swqe *swqe,
 			      u32 psn, u32 *next_psn, bool wait_next)
@@ -488,6 +491,9 @@ static int srdma_req_send_pkt(struct srdma_qp *qp, struct srdma_swqe *swqe,
 	srdma_bth_init(bth, opcode, se, srdma_pad_bytes(payload),
 		       qp->attr.dest_qp_num, ackreq, psn);
 	err = srdma_qp_xmit(qp, skb);
+	/* a full queue is waited on, by UC too */
+	if (err == -ENOBUFS)
+		return err;
 	/* UC is unreliable: a packet its path refuses is lost, as on a wire */
 	if (err && (!uc || srdma_xmit_busy(err)))
 		return -EAGAIN;
@@ -577,6 +583,20 @@ static bool srdma_req_rc_step(struct srdma_qp *qp, struct srdma_swqe *swqe)
 	/* an ODP page being faulted in: the fault kicks the engine */
 	if (err == -EINPROGRESS)
 		return false;
+	if (err == -ENOBUFS) {
+		/*
+		 * The netdev's queue is full: the link lives and other QPs
+		 * (or this one's earlier packets) fill it. Never a reason
+		 * to fail the WQE: a QP that waits with nothing in flight
+		 * would lose to those whose ACKs refill the queue first. Nor
+		 * is the peer's silence meanwhile: the packets it has may not
+		 * have asked for an ACK, and the one that would cannot go.
+		 */
+		req->refused_since_ns = 0;
+		srdma_comp_restart_timer(qp);
+		srdma_qp_xmit_refused(qp);
+		return false;
+	}
 	if (err == -EAGAIN || err == -ENOMEM) {
 		if (!uc && srdma_req_refused_too_long(qp)) {
 			srdma_swqe_done(qp, swqe, IB_WC_RETRY_EXC_ERR);
