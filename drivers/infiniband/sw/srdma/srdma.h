@@ -320,8 +320,10 @@ enum srdma_qp_event_bits {
 struct srdma_task {
 	unsigned long flags;
 	struct work_struct work;
-	/* where the engine last ran: its packets wait in that CPU's queues */
+	/* where the engine's work item runs: its packets wait in its queues */
 	int cpu;
+	/* the CPU of the run under way, nested or not (its owner) */
+	int run_cpu;
 	/* when it stopped, an RC QP's packets were not all acknowledged */
 	bool unacked;
 };

@@ -17,8 +17,8 @@
  * @qp: the QP
  *
  * The engine's state has no lock: it belongs to whoever holds
- * SRDMA_TASK_RUNNING, on the CPU it wrote to the task, with bottom halves
- * off (srdma_task.c). Checked where lockdep checks locks.
+ * SRDMA_TASK_RUNNING, on the CPU its run wrote to the task, with bottom
+ * halves off (srdma_task.c). Checked where lockdep checks locks.
  */
 static inline void srdma_engine_assert_owned(struct srdma_qp *qp)
 {
@@ -28,7 +28,7 @@ static inline void srdma_engine_assert_owned(struct srdma_qp *qp)
 		return;
 	WARN_ON_ONCE(!test_bit(SRDMA_TASK_PAUSED, &t->flags) &&
 		     (!test_bit(SRDMA_TASK_RUNNING, &t->flags) || !in_softirq() ||
-		      READ_ONCE(t->cpu) != raw_smp_processor_id()));
+		      READ_ONCE(t->run_cpu) != raw_smp_processor_id()));
 }
 
 /* srdma's copy of the send WQE in SQ slot @index, fetched and not completed */

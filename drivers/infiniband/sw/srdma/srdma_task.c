@@ -115,6 +115,8 @@ static void srdma_task_run(struct srdma_qp *qp)
 	local_bh_disable();
 	nested = this_cpu_inc_return(srdma_task_depth) > 1;
 	do {
+		/* again after a claim below: a run elsewhere may have been */
+		WRITE_ONCE(t->run_cpu, smp_processor_id());
 		while (!test_bit(SRDMA_TASK_PAUSED, &t->flags)) {
 			/*
 			 * Before each pass: a kick whose work a pass took
@@ -343,6 +345,7 @@ void srdma_task_setup(struct srdma_qp *qp)
 {
 	qp->task.flags = 0;
 	qp->task.cpu = raw_smp_processor_id();
+	qp->task.run_cpu = qp->task.cpu;
 	qp->task.unacked = false;
 	INIT_WORK(&qp->task.work, srdma_task_work);
 }
