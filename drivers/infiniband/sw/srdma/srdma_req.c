@@ -573,6 +573,13 @@ static bool srdma_req_rc_step(struct srdma_qp *qp, struct srdma_swqe *swqe)
 	if (!uc && srdma_psn_diff(psn, qp->comp.psn) >=
 		   (probing ? 1 : SRDMA_MAX_INFLIGHT_PSNS))
 		return false;
+	/*
+	 * The netdev refused the last try: its retry timer says when to
+	 * try again, not the next kick (an ACK), which would build a packet
+	 * for a queue still full, and take the room other QPs wait for
+	 */
+	if (hrtimer_is_queued(&qp->xmit_timer))
+		return false;
 	send = srdma_sched_may_send(qp);
 	if (send == SRDMA_SEND_WAIT)
 		return false;
