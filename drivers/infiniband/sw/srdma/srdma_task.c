@@ -115,7 +115,7 @@ static void srdma_task_run(struct srdma_qp *qp)
 	local_bh_disable();
 	nested = this_cpu_inc_return(srdma_task_depth) > 1;
 	do {
-		/* again after a claim below: a run elsewhere may have been */
+		/* at every claim, the one below too: another CPU ran it since */
 		WRITE_ONCE(t->run_cpu, smp_processor_id());
 		while (!test_bit(SRDMA_TASK_PAUSED, &t->flags)) {
 			/*
