@@ -567,27 +567,6 @@ pingpong_ns() {
 		! grep -q 'invalid data' "$out".*
 }
 
-# perftest_ns NS SDEV SIP CDEV CIP TOOL ARGS...: perftest's TOOL, its server
-# on SDEV (address SIP) inside namespace NS, its client on CDEV (CIP) here;
-# both must end well, the client with a bandwidth above 0
-perftest_ns() {
-	local ns=$1 sdev=$2 sip=$3 cdev=$4 cip=$5 tool=$6 gs gc pid rc
-	local out=$SRDMA_RESULTS/perftest
-	shift 6
-	gs=$(rocev2_gid_index "$sdev" "$sip") && gc=$(rocev2_gid_index "$cdev" "$cip") || return 1
-	ip netns exec "$ns" timeout 60 "$tool" -d "$sdev" -x "$gs" "$@" \
-		> "$out.server" 2>&1 &
-	pid=$!
-	wait_until 30 tcp_listening $pid 18515
-	timeout 50 "$tool" -d "$cdev" -x "$gc" "$@" "$sip" > "$out.client" 2>&1
-	rc=$?
-	wait $pid || rc=1
-	cat "$out.server" "$out.client"
-	[ $rc = 0 ] && awk '/BW average/ { seen = 1; next }
-		seen && $1 ~ /^[0-9]+$/ { ok = $4 > 0; exit }
-		END { exit !ok }' "$out.client"
-}
-
 # tcp_port_listening PORT: a socket listens on TCP PORT in this namespace
 tcp_port_listening() { ss -Hltn "sport = :$1" | grep -q .; }
 
