@@ -257,6 +257,13 @@ int srdma_qp_xmit_to(struct srdma_qp *qp, const struct srdma_av *av,
 		     struct srdma_route *route, struct sk_buff *skb);
 void srdma_qp_charge(struct srdma_qp *qp, u32 bytes);
 void srdma_qp_xmit_refused(struct srdma_qp *qp);
+
+/* a refused transmit of @qp waits for its retry (srdma_qp_xmit_refused()) */
+static inline bool srdma_qp_xmit_waiting(struct srdma_qp *qp)
+{
+	return hrtimer_is_queued(&qp->xmit_timer);
+}
+
 void srdma_sched_idle(struct srdma_qp *qp);
 void srdma_sched_leave(struct srdma_qp *qp);
 

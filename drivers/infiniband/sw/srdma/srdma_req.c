@@ -578,7 +578,7 @@ static bool srdma_req_rc_step(struct srdma_qp *qp, struct srdma_swqe *swqe)
 	 * try again, not the next kick (an ACK), which would build a packet
 	 * for a queue still full, and take the room other QPs wait for
 	 */
-	if (hrtimer_is_queued(&qp->xmit_timer))
+	if (srdma_qp_xmit_waiting(qp))
 		return false;
 	send = srdma_sched_may_send(qp);
 	if (send == SRDMA_SEND_WAIT)
