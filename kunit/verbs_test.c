@@ -1174,6 +1174,77 @@ static void vt_rc_nested_run_keeps_cpu(struct kunit *test)
 	vt_rc_teardown(&rc);
 }
 
+/* the copies of send WQEs @qp holds (srdma_swqe_alloc()), counted */
+static unsigned int vt_swqes_held(struct srdma_qp *qp)
+{
+	unsigned int i, held = 0;
+
+	for (i = 0; i <= qp->swqe_mask; i++)
+		held += !!READ_ONCE(qp->swqes[i]);
+	return held;
+}
+
+/* waits up to a second for @qp to hold @n copies; how many it holds */
+static unsigned int vt_wait_swqes_held(struct srdma_qp *qp, unsigned int n)
+{
+	unsigned long end = jiffies + HZ;
+	unsigned int held;
+
+	while ((held = vt_swqes_held(qp)) != n && time_before(jiffies, end))
+		usleep_range(500, 1000);
+	return held;
+}
+
+/*
+ * A send WQE's copy lives while the WQE is under way; once every WQE
+ * copied has completed, the QP keeps only the entry the next one takes
+ */
+static void vt_rc_idle_qp_keeps_one_copy(struct kunit *test)
+{
+	const struct vt_rc_opts o = { .timeout = 14, .retry_cnt = 7,
+				      .rnr_retry = 7 };
+	const struct vt_rc_opts lost = { .dest_qpn = 0xabcdef, .timeout = 14,
+					 .retry_cnt = 7 };
+	struct ib_sge sge[3];
+	struct ib_rdma_wr wr[3];
+	const struct ib_send_wr *bad;
+	struct srdma_qp *qa;
+	struct vt_rc rc;
+	int i;
+
+	vt_rc_setup(test, &rc, &o, &o);
+	qa = to_srdma_qp(rc.a);
+	/* one post: the requester copies the three in one run */
+	for (i = 0; i < 3; i++) {
+		sge[i] = (struct ib_sge){ .addr = (uintptr_t)rc.src,
+					  .length = 3000,
+					  .lkey = rc.pd->local_dma_lkey };
+		wr[i] = (struct ib_rdma_wr){
+			.wr = { .wr_id = i + 1, .opcode = IB_WR_RDMA_WRITE,
+				.send_flags = IB_SEND_SIGNALED,
+				.sg_list = &sge[i], .num_sge = 1,
+				.next = i < 2 ? &wr[i + 1].wr : NULL },
+			.remote_addr = (uintptr_t)rc.dst,
+			.rkey = rc.pd->unsafe_global_rkey,
+		};
+	}
+	KUNIT_EXPECT_EQ(test, ib_post_send(rc.a, &wr[0].wr, &bad), 0);
+	for (i = 1; i <= 3; i++)
+		vt_rc_expect(test, &rc, i, IB_WC_SUCCESS, IB_WC_RDMA_WRITE);
+	KUNIT_EXPECT_EQ(test, vt_wait_swqes_held(qa, 1), 1U);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(qa->swqes_held), 1U);
+	KUNIT_EXPECT_NOT_NULL(test, READ_ONCE(qa->swqes[qa->req.fetched &
+							 qa->swqe_mask]));
+	vt_rc_teardown(&rc);
+
+	/* nothing answers: the WQEs stay under way (67 ms x 8), copies held */
+	vt_rc_setup(test, &rc, &lost, &o);
+	for (i = 1; i <= 2; i++)
+		KUNIT_EXPECT_EQ(test, vt_rc_post(&rc, IB_WR_SEND, i, 10, 0), 0);
+	KUNIT_EXPECT_EQ(test, vt_wait_swqes_held(to_srdma_qp(rc.a), 2), 2U);
+	vt_rc_teardown(&rc);
+}
+
 static void vt_rc_remote_access_error(struct kunit *test)
 {
 	const struct vt_rc_opts o = { .timeout = 14, .retry_cnt = 7 };
@@ -1893,6 +1964,7 @@ static struct kunit_case vt_cases[] = {
 	KUNIT_CASE(vt_srq_posts_resizes_and_limits),
 	KUNIT_CASE(vt_rc_moves_data),
 	KUNIT_CASE(vt_rc_nested_run_keeps_cpu),
+	KUNIT_CASE(vt_rc_idle_qp_keeps_one_copy),
 	KUNIT_CASE(vt_rc_remote_access_error),
 	KUNIT_CASE(vt_rc_flush),
 	KUNIT_CASE(vt_rc_rnr_retry_exceeded),

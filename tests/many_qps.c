@@ -19,8 +19,10 @@
  * KernelStack summed before the QPs are created and once they all exist;
  * the difference over the number of QPs is printed as
  * "# kernel memory per QP: N bytes" (other activity on the machine adds
- * noise: use many QPs). It includes the rings a process maps (vmalloc)
- * and their page tables, not the process's own memory.
+ * noise: use many QPs), and again once the writes are done, as "# kernel
+ * memory per QP connected, its write done: N bytes" (what a connection
+ * that has moved data holds while idle). It includes the rings a process
+ * maps (vmalloc) and their page tables, not the process's own memory.
  */
 #include <infiniband/verbs.h>
 #include <signal.h>
@@ -130,7 +132,7 @@ int main(int argc, char **argv)
 {
 	unsigned int pairs = DEF_PAIRS, inline_bytes = PERFTEST_INLINE;
 	unsigned int i, created = 0, connected = 0, good = 0, bad_data = 0;
-	long long before, with_qps, after;
+	long long before, with_qps, used, after;
 	struct rc_end *a_ends, *b_ends;
 	struct rc_conn ca, cb;
 	size_t bytes = DEF_BYTES;
@@ -229,6 +231,10 @@ int main(int argc, char **argv)
 	}
 	check(!bad_data && good == pairs,
 	      "every destination byte is its pattern (%u slices wrong)", bad_data);
+	used = kernel_kb();
+	if (created && before >= 0 && used >= 0)
+		diag("kernel memory per QP connected, its write done: %lld bytes",
+		     (used - before) * 1024 / (2 * created));
 
 	for (i = 0; i < created; i++) {
 		ibv_destroy_qp(a_ends[i].qp);

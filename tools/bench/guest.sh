@@ -198,15 +198,23 @@ run_sizes() {
 }
 
 # qp_memory: tests/many_qps with $many_qps pairs of QPs on $dev (both ends
-# on it): row qp_memory, size the number of QPs, the kernel bytes per QP;
+# on it): rows qp_memory (the QPs created) and qp_memory_used (connected,
+# each pair's write done), size the number of QPs, the kernel bytes per QP;
 # ok only if every QP connected and moved verified data
 qp_memory() {
-	local log=$logs/$driver-many_qps bytes status=failed
-	timeout 600 tests/bin/many_qps -n "$many_qps" "$dev" > "$log" 2>&1 && status=ok
-	bytes=$(sed -n 's/^# kernel memory per QP: \([0-9]*\) bytes.*/\1/p' "$log")
-	[ -n "$bytes" ] || status=failed
-	record qp_memory $((2 * many_qps)) "$([ $status = ok ] && echo "$bytes" || echo -)" \
-		bytes/QP $status
+	local log=$logs/$driver-many_qps bytes status row pattern
+	timeout 600 tests/bin/many_qps -n "$many_qps" "$dev" > "$log" 2>&1
+	status=$([ $? = 0 ] && echo ok || echo failed)
+	for row in qp_memory qp_memory_used; do
+		pattern="per QP"
+		[ $row = qp_memory ] || pattern="per QP connected, its write done"
+		bytes=$(sed -n "s/^# kernel memory $pattern: \([0-9]*\) bytes.*/\1/p" "$log")
+		if [ $status = ok ] && [ -n "$bytes" ]; then
+			record $row $((2 * many_qps)) "$bytes" bytes/QP ok
+		else
+			record $row $((2 * many_qps)) - bytes/QP failed
+		fi
+	done
 }
 
 bench_driver() {	# bench_driver srdma|rxe

@@ -24,6 +24,7 @@ NAMES = {"srdma": "srdma", "rxe": "rdma_rxe"}
 BW_TESTS = ("ib_write_bw", "ib_send_bw", "ib_read_bw")
 LAT_TESTS = ("ib_send_lat", "ib_write_lat", "ib_read_lat")
 QP_MEMORY = "qp_memory"
+QP_MEMORY_USED = "qp_memory_used"
 
 
 def human(size):
@@ -117,10 +118,12 @@ def qp_memory(runs, sizes):
         print(f"\n{QP_MEMORY}: {size} QPs (tests/many_qps, ib_write_bw's"
               f" default caps), every QP's data verified: srdma {status[0]},"
               f" rdma_rxe {status[1]}")
-        sv, rv = (value(runs, d, QP_MEMORY, size) for d in DRIVERS)
-        ok = None if sv is None or rv is None else sv <= rv
-        print(f"memory per QP: srdma {fmt(sv)} vs rdma_rxe {fmt(rv)} bytes"
-              f" (target <=): {verdict(ok)}")
+        for row, what in ((QP_MEMORY, "created"),
+                          (QP_MEMORY_USED, "connected, its write done")):
+            sv, rv = (value(runs, d, row, size) for d in DRIVERS)
+            ok = None if sv is None or rv is None else sv <= rv
+            print(f"memory per QP ({what}): srdma {fmt(sv)} vs rdma_rxe"
+                  f" {fmt(rv)} bytes (target <=): {verdict(ok)}")
 
 
 def plot(runs, sizes, tests, ylabel, title, path, logy):

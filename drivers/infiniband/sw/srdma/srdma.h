@@ -343,8 +343,8 @@ enum srdma_swqe_state {
  * @state: enum srdma_swqe_state
  * @status: enum ib_wc_status it completes with
  * @wqe: the WQE as copied from the ring; its SGEs or inline data follow
- * @slot: the same bytes as the ring's slot, of the QP's swqe_bytes less the
- *        header: what the copy writes (@wqe alone is smaller than a slot)
+ * @slot: the same bytes as the ring's slot (the entry is the header and
+ *        a slot): what the copy writes (@wqe alone is smaller than a slot)
  *
  * A process may rewrite its ring at any time: the engine copies each WQE
  * once, checks the copy and uses nothing else.
@@ -531,10 +531,12 @@ struct srdma_resp {
  * @route: the route of @av
  * @src_port: UDP source port of its packets
  * @mtu_bytes: payload bytes per packet, from path_mtu
- * @swqes: srdma's copies of the send WQEs under way (struct srdma_swqe),
- *         the one of SQ index i at i & @swqe_mask
- * @swqe_bytes: bytes of each entry of @swqes
+ * @swqes: srdma's copies of the send WQEs under way, the one of SQ index i
+ *         at i & @swqe_mask: allocated from @swqe_cache as the requester
+ *         copies, freed (but the next) once every WQE copied has completed
+ * @swqe_cache: where the copies come from, by the SQ's slot size
  * @swqe_mask: entries of @swqes less one, a power of two less one
+ * @swqes_held: entries of @swqes allocated
  * @req: requester state
  * @comp: completer state
  * @resp: responder state
@@ -604,9 +606,10 @@ struct srdma_qp {
 	u16 src_port;
 	u32 mtu_bytes;
 
-	u8 *swqes;
-	size_t swqe_bytes;
+	struct srdma_swqe **swqes;
+	struct kmem_cache *swqe_cache;
 	u32 swqe_mask;
+	u32 swqes_held;
 	struct srdma_req req;
 	struct srdma_comp comp;
 	struct srdma_resp resp;
@@ -940,6 +943,11 @@ void srdma_raw_init(struct srdma_dev *sdev);
 void srdma_raw_exit(struct srdma_dev *sdev);
 
 /* srdma_wq.c */
+int srdma_swqe_caches_init(void);
+void srdma_swqe_caches_exit(void);
+int srdma_swqes_init(struct srdma_qp *qp);
+void srdma_swqes_release(struct srdma_qp *qp);
+void srdma_swqes_free(struct srdma_qp *qp);
 bool srdma_send_opcode_ok(enum ib_qp_type type, u32 opcode);
 void srdma_qp_lock_queues(struct srdma_qp *qp, unsigned long *flags);
 void srdma_qp_unlock_queues(struct srdma_qp *qp, unsigned long flags);

@@ -111,7 +111,8 @@ static void srdma_comp_progress(struct srdma_qp *qp, u32 psn)
 /*
  * The first WQE under way (sent in part or whole, not done) from SQ index
  * *@i on, *@i moved to it; NULL at the first WQE still NEW (the requester
- * sends in order) or at the end.
+ * sends in order), at the end, or at an index never copied (a flush moved
+ * the consumer past the copies)
  */
 static struct srdma_swqe *srdma_comp_next_sent(struct srdma_qp *qp, u32 *i)
 {
@@ -119,7 +120,7 @@ static struct srdma_swqe *srdma_comp_next_sent(struct srdma_qp *qp, u32 *i)
 
 	for (; *i != qp->req.fetched; *i = (*i + 1) & qp->sq.queue.index_mask) {
 		swqe = srdma_swqe(qp, *i);
-		if (swqe->state == SRDMA_SWQE_NEW)
+		if (!swqe || swqe->state == SRDMA_SWQE_NEW)
 			return NULL;
 		if (swqe->state != SRDMA_SWQE_DONE)
 			return swqe;

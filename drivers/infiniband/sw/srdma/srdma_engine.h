@@ -31,11 +31,13 @@ static inline void srdma_engine_assert_owned(struct srdma_qp *qp)
 		      READ_ONCE(t->run_cpu) != raw_smp_processor_id()));
 }
 
-/* srdma's copy of the send WQE in SQ slot @index, fetched and not completed */
+/*
+ * srdma's copy of the send WQE in SQ slot @index, fetched and not completed;
+ * NULL at an index a flush (ERR) moved the consumer past unfetched
+ */
 static inline struct srdma_swqe *srdma_swqe(struct srdma_qp *qp, u32 index)
 {
-	return (struct srdma_swqe *)(qp->swqes +
-				     (index & qp->swqe_mask) * qp->swqe_bytes);
+	return qp->swqes[index & qp->swqe_mask];
 }
 
 /**
@@ -99,6 +101,8 @@ void srdma_raw_recv_frame(struct srdma_qp *qp, struct sk_buff *skb);
 enum ib_wc_opcode srdma_wc_opcode(u32 wr_opcode);
 void srdma_qp_event(struct srdma_qp *qp, enum ib_event_type type);
 void srdma_qp_error(struct srdma_qp *qp, enum ib_event_type event);
+struct srdma_swqe *srdma_swqe_alloc(struct srdma_qp *qp, u32 index);
+void srdma_swqes_trim(struct srdma_qp *qp);
 void srdma_swqe_next(struct srdma_qp *qp);
 void srdma_swqe_done(struct srdma_qp *qp, struct srdma_swqe *swqe,
 		     enum ib_wc_status status);

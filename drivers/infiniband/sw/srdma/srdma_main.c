@@ -288,9 +288,13 @@ static int __init srdma_init(void)
 	if (!srdma_wq)
 		return -ENOMEM;
 
-	err = srdma_task_init();
+	err = srdma_swqe_caches_init();
 	if (err)
 		goto err_wq;
+
+	err = srdma_task_init();
+	if (err)
+		goto err_caches;
 
 	err = srdma_net_init();
 	if (err)
@@ -319,6 +323,8 @@ err_net:
 	srdma_net_exit();
 err_task:
 	srdma_task_exit();
+err_caches:
+	srdma_swqe_caches_exit();
 err_wq:
 	destroy_workqueue(srdma_wq);
 	return err;
@@ -338,6 +344,7 @@ static void __exit srdma_exit(void)
 	srdma_net_exit();
 	srdma_task_exit();
 	destroy_workqueue(srdma_wq);	/* drains a late unregister work */
+	srdma_swqe_caches_exit();
 }
 
 module_init(srdma_init);

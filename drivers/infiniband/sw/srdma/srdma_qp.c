@@ -10,7 +10,6 @@
  */
 #include <kunit/visibility.h>
 #include <linux/hash.h>
-#include <linux/vmalloc.h>
 #include <rdma/uverbs_ioctl.h>
 #include <srdma/psn.h>
 
@@ -148,19 +147,11 @@ static int srdma_qp_init_engine(struct srdma_qp *qp)
 {
 	const struct srdma_queue *rq = qp->srq ? &qp->srq->rq.queue :
 						 &qp->rq.queue;
-	size_t bytes;
+	int err;
 
-	qp->swqe_bytes = ALIGN(offsetof(struct srdma_swqe, slot) +
-			       (1 << qp->sq.queue.log2_slot_bytes), 8);
-	BUILD_BUG_ON(!is_power_of_2(SRDMA_SWQE_WINDOW));
-	qp->swqe_mask = min_t(u32, qp->sq.queue.index_mask,
-			      SRDMA_SWQE_WINDOW - 1);
-	bytes = array_size(qp->swqe_mask + 1, qp->swqe_bytes);
-	/* not kvzalloc(): kmalloc would round 33 KiB up to 64 */
-	qp->swqes = bytes > PAGE_SIZE ? vzalloc(bytes) :
-					kzalloc(bytes, GFP_KERNEL);
-	if (!qp->swqes)
-		return -ENOMEM;
+	err = srdma_swqes_init(qp);
+	if (err)
+		return err;
 	qp->resp.rwqe = kzalloc(1 << rq->log2_slot_bytes, GFP_KERNEL);
 	if (!qp->resp.rwqe)
 		goto err_swqes;
@@ -177,7 +168,7 @@ static int srdma_qp_init_engine(struct srdma_qp *qp)
 	return 0;
 
 err_swqes:
-	kvfree(qp->swqes);
+	srdma_swqes_free(qp);
 	return -ENOMEM;
 }
 
@@ -189,7 +180,7 @@ static void srdma_qp_free_engine(struct srdma_qp *qp)
 	srdma_route_forget(&qp->route);
 	kfree(qp->resp.res);
 	kfree(qp->resp.rwqe);
-	kvfree(qp->swqes);
+	srdma_swqes_free(qp);
 }
 
 static void srdma_qp_get_cap(const struct srdma_qp *qp, struct ib_qp_cap *cap)
@@ -471,6 +462,7 @@ static void srdma_qp_reset(struct srdma_qp *qp)
 	srdma_task_drop_queued(qp, &qp->resp_pkts, &qp->resp_ahead);
 	srdma_task_drop_queued(qp, &qp->comp_pkts, &qp->comp_ahead);
 	srdma_resp_release(qp);
+	srdma_swqes_release(qp);
 	memset(&qp->req, 0, sizeof(qp->req));
 	memset(&qp->comp, 0, sizeof(qp->comp));
 	qp->resp.rwqe_valid = false;

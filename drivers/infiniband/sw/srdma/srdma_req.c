@@ -168,10 +168,12 @@ static enum ib_wc_status srdma_swqe_check(struct srdma_qp *qp,
 	return IB_WC_SUCCESS;
 }
 
-static void srdma_swqe_fetch(struct srdma_qp *qp, u32 index)
+static bool srdma_swqe_fetch(struct srdma_qp *qp, u32 index)
 {
-	struct srdma_swqe *swqe = srdma_swqe(qp, index);
+	struct srdma_swqe *swqe = srdma_swqe_alloc(qp, index);
 
+	if (!swqe)
+		return false;
 	/* a process may rewrite the slot meanwhile: one copy, then trusted */
 	memcpy(swqe->slot, srdma_queue_slot(&qp->sq.queue, index),
 	       1 << qp->sq.queue.log2_slot_bytes);
@@ -179,6 +181,7 @@ static void srdma_swqe_fetch(struct srdma_qp *qp, u32 index)
 	swqe->status = srdma_swqe_check(qp, swqe);
 	if (swqe->status != IB_WC_SUCCESS)
 		swqe->state = SRDMA_SWQE_DONE;
+	return true;
 }
 
 /**
@@ -262,7 +265,13 @@ static struct srdma_swqe *srdma_req_next_wqe(struct srdma_qp *qp,
 					    qp->sq.queue.index_mask,
 					    qp->swqe_mask))
 			return NULL;
-		srdma_swqe_fetch(qp, req->index);
+		/* no memory for the copy: try again as a refused transmit */
+		if (!srdma_swqe_fetch(qp, req->index)) {
+			srdma_count(to_srdma_dev(qp->ibqp.device),
+				    SRDMA_CNT_PKT_NOMEM);
+			srdma_qp_xmit_refused(qp);
+			return NULL;
+		}
 		req->fetched = srdma_sq_next(qp, req->index);
 		*fetched = true;
 	}

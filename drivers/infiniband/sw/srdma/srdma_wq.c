@@ -200,6 +200,161 @@ void srdma_qp_flush(struct srdma_qp *qp)
 }
 EXPORT_SYMBOL_IF_KUNIT(srdma_qp_flush);
 
+/*
+ * srdma's copies of send WQEs, by the SQ's slot size: a slot is the fixed
+ * part and one SGE at least, at most SRDMA_MAX_SGE SGEs or
+ * SRDMA_MAX_INLINE_BYTES, rounded up to a power of two. A copy is its slot
+ * and srdma's header; kmalloc would round that up to twice the slot.
+ */
+#define SRDMA_SWQE_MIN_ORDER	8
+#define SRDMA_SWQE_MAX_ORDER	10
+static struct kmem_cache *srdma_swqe_caches[SRDMA_SWQE_MAX_ORDER + 1];
+static const char * const srdma_swqe_cache_names[] = {
+	[8] = "srdma_swqe_256", [9] = "srdma_swqe_512",
+	[10] = "srdma_swqe_1024",
+};
+
+int srdma_swqe_caches_init(void)
+{
+	unsigned int order;
+
+	BUILD_BUG_ON(order_base_2(sizeof(struct rxe_send_wqe) +
+				  sizeof(struct rxe_sge)) !=
+		     SRDMA_SWQE_MIN_ORDER);
+	BUILD_BUG_ON(order_base_2(sizeof(struct rxe_send_wqe) +
+				  max(SRDMA_MAX_SGE * sizeof(struct rxe_sge),
+				      SRDMA_MAX_INLINE_BYTES)) !=
+		     SRDMA_SWQE_MAX_ORDER);
+	for (order = SRDMA_SWQE_MIN_ORDER; order <= SRDMA_SWQE_MAX_ORDER;
+	     order++) {
+		srdma_swqe_caches[order] =
+			kmem_cache_create(srdma_swqe_cache_names[order],
+					  offsetof(struct srdma_swqe, slot) +
+					  (1 << order),
+					  __alignof__(struct srdma_swqe), 0,
+					  NULL);
+		if (!srdma_swqe_caches[order]) {
+			srdma_swqe_caches_exit();
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+void srdma_swqe_caches_exit(void)
+{
+	unsigned int order;
+
+	for (order = SRDMA_SWQE_MIN_ORDER; order <= SRDMA_SWQE_MAX_ORDER;
+	     order++) {
+		kmem_cache_destroy(srdma_swqe_caches[order]);
+		srdma_swqe_caches[order] = NULL;
+	}
+}
+
+/**
+ * srdma_swqes_init() - the window of a new QP's send WQE copies, empty
+ * @qp: the QP, its SQ made
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int srdma_swqes_init(struct srdma_qp *qp)
+{
+	u32 order = qp->sq.queue.log2_slot_bytes;
+
+	if (WARN_ON_ONCE(order < SRDMA_SWQE_MIN_ORDER ||
+			 order > SRDMA_SWQE_MAX_ORDER))
+		return -EINVAL;
+	qp->swqe_cache = srdma_swqe_caches[order];
+	BUILD_BUG_ON(!is_power_of_2(SRDMA_SWQE_WINDOW));
+	qp->swqe_mask = min_t(u32, qp->sq.queue.index_mask,
+			      SRDMA_SWQE_WINDOW - 1);
+	qp->swqes = kcalloc(qp->swqe_mask + 1, sizeof(*qp->swqes),
+			    GFP_KERNEL);
+	return qp->swqes ? 0 : -ENOMEM;
+}
+
+/**
+ * srdma_swqe_alloc() - the entry for the copy of the WQE in SQ slot @index
+ * @qp: the QP
+ * @index: the SQ index the requester copies next
+ *
+ * Entries stay while WQEs are under way (srdma_swqes_trim()), so a QP that
+ * keeps them coming allocates only at first.
+ *
+ * Return: the entry, or NULL if memory is short.
+ */
+struct srdma_swqe *srdma_swqe_alloc(struct srdma_qp *qp, u32 index)
+{
+	struct srdma_swqe **entry = &qp->swqes[index & qp->swqe_mask];
+
+	srdma_engine_assert_owned(qp);
+	if (!*entry) {
+		*entry = kmem_cache_alloc(qp->swqe_cache,
+					  GFP_ATOMIC | __GFP_NOWARN);
+		qp->swqes_held += !!*entry;
+	}
+	return *entry;
+}
+
+/* free the copies but the one at @keep (an entry of @qp->swqes, or NULL) */
+static void srdma_swqes_free_but(struct srdma_qp *qp, struct srdma_swqe **keep)
+{
+	u32 i;
+
+	for (i = 0; i <= qp->swqe_mask && qp->swqes_held; i++) {
+		if (qp->swqes[i] && &qp->swqes[i] != keep) {
+			kmem_cache_free(qp->swqe_cache, qp->swqes[i]);
+			qp->swqes[i] = NULL;
+			qp->swqes_held--;
+		}
+	}
+}
+
+/**
+ * srdma_swqes_trim() - every WQE copied has completed: keep one entry, the
+ * one the next WQE takes, and free the others
+ * @qp: the QP, its engine owned, not in ERR
+ *
+ * An idle QP then holds one entry, where rdma_rxe holds none; a QP that
+ * sends one WQE at a time allocates none.
+ */
+void srdma_swqes_trim(struct srdma_qp *qp)
+{
+	u32 fetched = qp->req.fetched;
+	struct srdma_swqe **next = &qp->swqes[fetched & qp->swqe_mask];
+	struct srdma_swqe **newest = &qp->swqes[(fetched - 1) & qp->swqe_mask];
+
+	if (!*next) {
+		*next = *newest;
+		*newest = NULL;
+	}
+	if (qp->swqes_held > 1)
+		srdma_swqes_free_but(qp, next);
+}
+
+/**
+ * srdma_swqes_release() - free every copy: the queue is reset
+ * @qp: the QP, its engine paused
+ */
+void srdma_swqes_release(struct srdma_qp *qp)
+{
+	srdma_swqes_free_but(qp, NULL);
+}
+
+/**
+ * srdma_swqes_free() - free the window of a QP being destroyed
+ * @qp: the QP, its engine stopped
+ */
+void srdma_swqes_free(struct srdma_qp *qp)
+{
+	if (!qp->swqes)
+		return;
+	srdma_swqes_release(qp);
+	kfree(qp->swqes);
+	qp->swqes = NULL;
+}
+
 /**
  * srdma_swqe_next() - the requester is done with its WQE: on to the next
  * @qp: the QP
@@ -280,13 +435,16 @@ int srdma_swqe_attach(struct srdma_qp *qp, struct srdma_swqe *swqe,
  */
 static bool srdma_sq_complete_due(struct srdma_qp *qp)
 {
+	struct srdma_swqe *swqe;
 	u32 oldest;
 
 	if (srdma_qp_state(qp) == IB_QPS_SQD)
 		return true;
 	oldest = srdma_queue_consumer(&qp->sq.queue);
-	return oldest != qp->req.fetched &&
-	       srdma_swqe(qp, oldest)->state == SRDMA_SWQE_DONE;
+	if (oldest == qp->req.fetched)
+		return false;
+	swqe = srdma_swqe(qp, oldest);
+	return swqe && swqe->state == SRDMA_SWQE_DONE;
 }
 
 /**
@@ -307,7 +465,7 @@ bool srdma_sq_complete(struct srdma_qp *qp)
 	unsigned int due = 0, one;
 	unsigned long flags;
 	u32 req_next;
-	bool drained;
+	bool drained, idle;
 
 	srdma_engine_assert_owned(qp);
 	if (!srdma_sq_complete_due(qp))
@@ -351,8 +509,13 @@ bool srdma_sq_complete(struct srdma_qp *qp)
 		  srdma_queue_consumer(q) == qp->req.index;
 	if (drained)
 		qp->sqd_pending = false;
+	/* not in ERR: a flush may have moved the consumer past them */
+	idle = qp->state != IB_QPS_ERR &&
+	       srdma_queue_consumer(q) == qp->req.fetched;
 	spin_unlock_irqrestore(&qp->sq.lock, flags);
 	srdma_cq_notify(qp->scq, due);
+	if (idle)
+		srdma_swqes_trim(qp);
 
 	if (overflow)
 		srdma_qp_error(qp, IB_EVENT_QP_FATAL);
