@@ -107,6 +107,12 @@ def targets(runs):
     ok = None if s is None or r is None else s <= r
     print(f"ib_send_lat 2B: srdma {fmt(s)} us vs rdma_rxe {fmt(r)} us"
           f" (target <=): {verdict(ok)}")
+    s = value(runs, "srdma", "ib_write_bw", 65536)
+    m = value(runs, "vm", "memcpy", 65536)
+    r = s / m if s is not None and m else None
+    print(f"ib_write_bw 64KiB: srdma {fmt(s)} MB/s = {fmt(r)} x the VM's"
+          f" memcpy of 64 KiB, {fmt(m)} MB/s (target >= 0.8x):"
+          f" {verdict(None if r is None else r >= 0.8)}")
 
 
 def qp_memory(runs, sizes):
