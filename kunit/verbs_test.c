@@ -1812,8 +1812,79 @@ out:
 	vt_make_it_fail(false);
 }
 
+#define VT_FAIL_CHAIN	8	/* WRITEs per post: copies the window allocates */
+#define VT_FAIL_POSTS	20
+#define VT_FAIL_LONE	40	/* a 10 % failure in one of them: 98.5 % */
+
+/*
+ * Chains of WRITEs posted while this task's allocations fail: the engine
+ * runs in the posting task, where the copies of the WQEs (srdma_swqe_alloc())
+ * and the packets' skbs may fail; each is tried again from the xmit timer
+ * (softirq, where nothing is failed), and every WRITE completes with its data.
+ * Then lone WRITEs on QPs just reset, which hold no copy: a failed copy has
+ * nothing in flight whose ACK would run the engine again, only the timer.
+ */
+static void vt_rc_posts_while_failing(struct kunit *test, struct vt_rc *rc,
+				      const struct vt_rc_opts *o)
+{
+	struct srdma_dev *sdev = to_srdma_dev(vt.ibdev);
+	s64 nomem = srdma_counter_read(sdev, SRDMA_CNT_PKT_NOMEM);
+	struct ib_sge sge[VT_FAIL_CHAIN];
+	struct ib_rdma_wr wr[VT_FAIL_CHAIN];
+	const struct ib_send_wr *bad;
+	int post, i, err;
+
+	for (post = 0; post < VT_FAIL_POSTS; post++) {
+		memset(rc->dst, 0, VT_RC_BYTES);
+		for (i = 0; i < VT_FAIL_CHAIN; i++) {
+			sge[i] = (struct ib_sge){
+				.addr = (uintptr_t)rc->src + i * 1000,
+				.length = 1000, .lkey = rc->pd->local_dma_lkey };
+			wr[i] = (struct ib_rdma_wr){
+				.wr = { .wr_id = i + 1,
+					.opcode = IB_WR_RDMA_WRITE,
+					.send_flags = IB_SEND_SIGNALED,
+					.sg_list = &sge[i], .num_sge = 1,
+					.next = i + 1 < VT_FAIL_CHAIN ?
+						&wr[i + 1].wr : NULL },
+				.remote_addr = (uintptr_t)rc->dst + i * 1000,
+				.rkey = rc->pd->unsafe_global_rkey,
+			};
+		}
+		vt_make_it_fail(true);
+		err = ib_post_send(rc->a, &wr[0].wr, &bad);
+		vt_make_it_fail(false);
+		KUNIT_ASSERT_EQ(test, err, 0);
+		for (i = 1; i <= VT_FAIL_CHAIN; i++)
+			vt_rc_expect(test, rc, i, IB_WC_SUCCESS,
+				     IB_WC_RDMA_WRITE);
+		KUNIT_ASSERT_EQ(test, memcmp(rc->dst, rc->src,
+					     VT_FAIL_CHAIN * 1000), 0);
+	}
+	for (post = 0; post < VT_FAIL_LONE; post++) {
+		struct ib_qp_attr attr = {};
+
+		KUNIT_ASSERT_EQ(test, vt_modify(rc->a, IB_QPS_RESET, 0, &attr),
+				0);
+		KUNIT_ASSERT_EQ(test, vt_modify(rc->b, IB_QPS_RESET, 0, &attr),
+				0);
+		vt_rc_connect(test, rc->a, rc->b, o);
+		vt_rc_connect(test, rc->b, rc->a, o);
+		vt_make_it_fail(true);
+		err = vt_rc_post(rc, IB_WR_RDMA_WRITE, post, 100,
+				 (uintptr_t)rc->dst);
+		vt_make_it_fail(false);
+		KUNIT_ASSERT_EQ(test, err, 0);
+		vt_rc_expect(test, rc, post, IB_WC_SUCCESS, IB_WC_RDMA_WRITE);
+	}
+	/* the injection reached the data path */
+	KUNIT_EXPECT_GT(test, srdma_counter_read(sdev, SRDMA_CNT_PKT_NOMEM),
+			nomem);
+}
+
 /*
  * Every verb either works or fails with -ENOMEM while allocations fail;
+ * the data path's allocations in a posting task fail and are tried again;
  * afterwards the device moves data (kmemleak, on in the kunit scenario,
  * finds what a failed verb left behind).
  */
@@ -1838,6 +1909,7 @@ static void vt_allocation_failures(struct kunit *test)
 	KUNIT_EXPECT_GT(test, c.made, 0U);
 
 	vt_rc_setup(test, &rc, &o, &o);
+	vt_rc_posts_while_failing(test, &rc, &o);
 	memset(rc.dst, 0, VT_RC_BYTES);
 	KUNIT_EXPECT_EQ(test, vt_rc_post(&rc, IB_WR_RDMA_WRITE, 1, 4000,
 					 (uintptr_t)rc.dst), 0);
