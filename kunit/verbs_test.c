@@ -1058,6 +1058,37 @@ static int vt_rc_post_recv(struct vt_rc *rc, u64 wr_id)
 	return ib_post_recv(rc->b, &wr, &bad);
 }
 
+#define VT_CHAIN_MAX	8
+
+/*
+ * @n signaled WRITEs of @len bytes in one post, the i-th (wr_id i + 1) from
+ * src + i * @len to dst + i * @len
+ */
+static int vt_rc_post_chain(struct vt_rc *rc, int n, u32 len)
+{
+	struct ib_sge sge[VT_CHAIN_MAX];
+	struct ib_rdma_wr wr[VT_CHAIN_MAX];
+	const struct ib_send_wr *bad;
+	int i;
+
+	if (n > VT_CHAIN_MAX || n * len > VT_RC_BYTES)
+		return -EINVAL;
+	for (i = 0; i < n; i++) {
+		sge[i] = (struct ib_sge){ .addr = (uintptr_t)rc->src + i * len,
+					  .length = len,
+					  .lkey = rc->pd->local_dma_lkey };
+		wr[i] = (struct ib_rdma_wr){
+			.wr = { .wr_id = i + 1, .opcode = IB_WR_RDMA_WRITE,
+				.send_flags = IB_SEND_SIGNALED,
+				.sg_list = &sge[i], .num_sge = 1,
+				.next = i + 1 < n ? &wr[i + 1].wr : NULL },
+			.remote_addr = (uintptr_t)rc->dst + i * len,
+			.rkey = rc->pd->unsafe_global_rkey,
+		};
+	}
+	return ib_post_send(rc->a, &wr[0].wr, &bad);
+}
+
 /* the completion of @wr_id; the peer's receive may come first */
 static void vt_rc_expect(struct kunit *test, struct vt_rc *rc, u64 wr_id,
 			 enum ib_wc_status status, enum ib_wc_opcode opcode)
@@ -1205,9 +1236,6 @@ static void vt_rc_idle_qp_keeps_one_copy(struct kunit *test)
 				      .rnr_retry = 7 };
 	const struct vt_rc_opts lost = { .dest_qpn = 0xabcdef, .timeout = 14,
 					 .retry_cnt = 7 };
-	struct ib_sge sge[3];
-	struct ib_rdma_wr wr[3];
-	const struct ib_send_wr *bad;
 	struct srdma_qp *qa;
 	struct vt_rc rc;
 	int i;
@@ -1215,20 +1243,7 @@ static void vt_rc_idle_qp_keeps_one_copy(struct kunit *test)
 	vt_rc_setup(test, &rc, &o, &o);
 	qa = to_srdma_qp(rc.a);
 	/* one post: the requester copies the three in one run */
-	for (i = 0; i < 3; i++) {
-		sge[i] = (struct ib_sge){ .addr = (uintptr_t)rc.src,
-					  .length = 3000,
-					  .lkey = rc.pd->local_dma_lkey };
-		wr[i] = (struct ib_rdma_wr){
-			.wr = { .wr_id = i + 1, .opcode = IB_WR_RDMA_WRITE,
-				.send_flags = IB_SEND_SIGNALED,
-				.sg_list = &sge[i], .num_sge = 1,
-				.next = i < 2 ? &wr[i + 1].wr : NULL },
-			.remote_addr = (uintptr_t)rc.dst,
-			.rkey = rc.pd->unsafe_global_rkey,
-		};
-	}
-	KUNIT_EXPECT_EQ(test, ib_post_send(rc.a, &wr[0].wr, &bad), 0);
+	KUNIT_EXPECT_EQ(test, vt_rc_post_chain(&rc, 3, 2000), 0);
 	for (i = 1; i <= 3; i++)
 		vt_rc_expect(test, &rc, i, IB_WC_SUCCESS, IB_WC_RDMA_WRITE);
 	KUNIT_EXPECT_EQ(test, vt_wait_swqes_held(qa, 1), 1U);
@@ -1829,30 +1844,12 @@ static void vt_rc_posts_while_failing(struct kunit *test, struct vt_rc *rc,
 {
 	struct srdma_dev *sdev = to_srdma_dev(vt.ibdev);
 	s64 nomem = srdma_counter_read(sdev, SRDMA_CNT_PKT_NOMEM);
-	struct ib_sge sge[VT_FAIL_CHAIN];
-	struct ib_rdma_wr wr[VT_FAIL_CHAIN];
-	const struct ib_send_wr *bad;
 	int post, i, err;
 
 	for (post = 0; post < VT_FAIL_POSTS; post++) {
 		memset(rc->dst, 0, VT_RC_BYTES);
-		for (i = 0; i < VT_FAIL_CHAIN; i++) {
-			sge[i] = (struct ib_sge){
-				.addr = (uintptr_t)rc->src + i * 1000,
-				.length = 1000, .lkey = rc->pd->local_dma_lkey };
-			wr[i] = (struct ib_rdma_wr){
-				.wr = { .wr_id = i + 1,
-					.opcode = IB_WR_RDMA_WRITE,
-					.send_flags = IB_SEND_SIGNALED,
-					.sg_list = &sge[i], .num_sge = 1,
-					.next = i + 1 < VT_FAIL_CHAIN ?
-						&wr[i + 1].wr : NULL },
-				.remote_addr = (uintptr_t)rc->dst + i * 1000,
-				.rkey = rc->pd->unsafe_global_rkey,
-			};
-		}
 		vt_make_it_fail(true);
-		err = ib_post_send(rc->a, &wr[0].wr, &bad);
+		err = vt_rc_post_chain(rc, VT_FAIL_CHAIN, 1000);
 		vt_make_it_fail(false);
 		KUNIT_ASSERT_EQ(test, err, 0);
 		for (i = 1; i <= VT_FAIL_CHAIN; i++)
