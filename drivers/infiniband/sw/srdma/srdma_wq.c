@@ -325,6 +325,7 @@ void srdma_swqes_trim(struct srdma_qp *qp)
 	struct srdma_swqe **next = &qp->swqes[fetched & qp->swqe_mask];
 	struct srdma_swqe **newest = &qp->swqes[(fetched - 1) & qp->swqe_mask];
 
+	srdma_engine_assert_owned(qp);
 	if (!*next) {
 		*next = *newest;
 		*newest = NULL;
@@ -339,18 +340,19 @@ void srdma_swqes_trim(struct srdma_qp *qp)
  */
 void srdma_swqes_release(struct srdma_qp *qp)
 {
+	srdma_engine_assert_owned(qp);
 	srdma_swqes_free_but(qp, NULL);
 }
 
 /**
  * srdma_swqes_free() - free the window of a QP being destroyed
- * @qp: the QP, its engine stopped
+ * @qp: the QP, its engine stopped or never started
  */
 void srdma_swqes_free(struct srdma_qp *qp)
 {
 	if (!qp->swqes)
 		return;
-	srdma_swqes_release(qp);
+	srdma_swqes_free_but(qp, NULL);
 	kfree(qp->swqes);
 	qp->swqes = NULL;
 }
