@@ -14,6 +14,10 @@
  * rdma_create_qp, is called with the calling thread's allocations failing
  * (fail_inject.h); a step that fails for want of memory, or whose event
  * says so, is taken again, up to TRIES times, then once without failures.
+ * The steps that allocate only a record or two (channel, id, PD, CQ) are
+ * also made and taken back with failures on until they have failed once
+ * (probe()): 20 rounds alone leave them a chance of a few in a hundred of
+ * never failing.
  * Three steps run without failures: the server's rdma_accept (librdmacm
  * moves the QP to RTR and RTS before it asks the kernel to accept, and a
  * second try would find the QP in RTR already), rdma_disconnect (the RDMA
@@ -48,6 +52,7 @@
 
 #define DEFAULT_ROUNDS		20
 #define TRIES			20	/* with failures, then once without */
+#define PROBES			10	/* probe() */
 #define RUN_TIMEOUT_S		240
 #define EVENT_TIMEOUT_MS	10000
 #define CQ_TIMEOUT_MS		5000
@@ -116,6 +121,7 @@ static const char *netns;
 static struct sockaddr_in server_addr;
 
 typedef int (*step_call)(void *arg, int fd);
+typedef void (*step_undo)(void *arg);
 
 static bool is_nomem(enum step s, int err)
 {
@@ -138,6 +144,35 @@ static void count(enum step s, int err, bool armed)
 	}
 }
 
+/* armed_call() - @call once with failures on, counted; its errno */
+static int armed_call(enum step s, step_call call, void *arg, int fd)
+{
+	int err;
+
+	fail_inject_arm(fd, true);
+	errno = 0;
+	err = call(arg, fd);
+	fail_inject_arm(fd, false);
+	count(s, err, true);
+	return err;
+}
+
+/*
+ * probe() - a step that allocates little can succeed in every round by
+ * chance, and then never shows that it fails cleanly: until it has failed
+ * for want of memory, it is made with failures on and taken back by @undo,
+ * PROBES times at most per round
+ */
+static void probe(enum step s, step_call call, step_undo undo, void *arg,
+		  int fd)
+{
+	int i;
+
+	for (i = 0; i < PROBES && !tally[s].nomem; i++)
+		if (!armed_call(s, call, arg, fd))
+			undo(arg);
+}
+
 /*
  * attempt() - @call with failures on until it does not fail for want of
  * memory (TRIES times at most), then once without; the errno of the last
@@ -146,13 +181,8 @@ static int attempt(enum step s, step_call call, void *arg, int fd)
 {
 	int i, err = ENOMEM;
 
-	for (i = 0; i < TRIES && is_nomem(s, err); i++) {
-		fail_inject_arm(fd, true);
-		errno = 0;
-		err = call(arg, fd);
-		fail_inject_arm(fd, false);
-		count(s, err, true);
-	}
+	for (i = 0; i < TRIES && is_nomem(s, err); i++)
+		err = armed_call(s, call, arg, fd);
 	if (is_nomem(s, err)) {
 		err = call(arg, fd);
 		count(s, err, false);
@@ -208,6 +238,14 @@ static int do_channel(void *arg, int fd)
 	return rc_ptr_err(c->ch);
 }
 
+static void undo_channel(void *arg)
+{
+	struct client *c = arg;
+
+	rdma_destroy_event_channel(c->ch);
+	c->ch = NULL;
+}
+
 /*
  * The id with failures on, its port bound without: an XArray insert that
  * fails for want of memory leaves the nodes it added in the tree, so
@@ -230,6 +268,14 @@ static int do_id(void *arg, int fd)
 		c->id = NULL;
 	}
 	return err;
+}
+
+static void undo_id(void *arg)
+{
+	struct client *c = arg;
+
+	rdma_destroy_id(c->id);
+	c->id = NULL;
 }
 
 /* the call with failures on, the event it ends with without */
@@ -264,6 +310,14 @@ static int do_pd(void *arg, int fd)
 	return rc_ptr_err(c->pd);
 }
 
+static void undo_pd(void *arg)
+{
+	struct client *c = arg;
+
+	ibv_dealloc_pd(c->pd);
+	c->pd = NULL;
+}
+
 static int do_cq(void *arg, int fd)
 {
 	struct client *c = arg;
@@ -271,6 +325,14 @@ static int do_cq(void *arg, int fd)
 	(void)fd;
 	c->cq = ibv_create_cq(c->id->verbs, 8, NULL, NULL, 0);
 	return rc_ptr_err(c->cq);
+}
+
+static void undo_cq(void *arg)
+{
+	struct client *c = arg;
+
+	ibv_destroy_cq(c->cq);
+	c->cq = NULL;
 }
 
 static struct ibv_qp_init_attr qp_attr(struct ibv_cq *cq)
@@ -389,16 +451,21 @@ static bool client_round(struct client *c, unsigned int round, int fd)
 	static const struct {
 		enum step s;
 		step_call call;
+		step_undo undo;	/* for probe(): what allocates little */
 	} plan[] = {
-		{ S_CHANNEL, do_channel }, { S_ID, do_id },
-		{ S_ADDR, do_addr }, { S_ROUTE, do_route }, { S_PD, do_pd },
-		{ S_CQ, do_cq }, { S_QP, do_qp }, { S_CONNECT, do_connect },
+		{ S_CHANNEL, do_channel, undo_channel }, { S_ID, do_id, undo_id },
+		{ S_ADDR, do_addr, NULL }, { S_ROUTE, do_route, NULL },
+		{ S_PD, do_pd, undo_pd }, { S_CQ, do_cq, undo_cq },
+		{ S_QP, do_qp, NULL }, { S_CONNECT, do_connect, NULL },
 	};
 	bool ok = true;
 	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(plan) && ok; i++)
+	for (i = 0; i < ARRAY_SIZE(plan) && ok; i++) {
+		if (plan[i].undo)
+			probe(plan[i].s, plan[i].call, plan[i].undo, c, fd);
 		ok = !attempt(plan[i].s, plan[i].call, c, fd);
+	}
 	if (ok) {
 		ok = send_round(c, round);
 		if (!ok)
