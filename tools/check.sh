@@ -516,6 +516,8 @@ kunit_results() {
 		echo "FAIL  ${label}kunit: $((ran - ok)) of $ran cases failed"
 	fi
 	[ "$missing" = 0 ] || fail "${label}kunit: $missing suites of srdma_test.ko did not report"
+	! grep -q 'not parsed cleanly' "$rdir/report.log" ||
+		fail "${label}kunit: kunit.py found errors in the KTAP (log: $rdir/kunit-parse.log)"
 }
 
 for id in "${scenarios[@]}"; do
