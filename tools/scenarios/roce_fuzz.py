@@ -145,7 +145,7 @@ def ext_headers(opcode, t, rng):
             # placement type global, selectivity range or MR
             out += struct.pack("!I", 1 | rng.randrange(2) << 4)
         else:
-            out += bytes(rng.randrange(256) for _ in range(HEADER_BYTES[h]))
+            out += rng.randbytes(HEADER_BYTES[h])
     return out
 
 
@@ -530,8 +530,7 @@ def family_random(link, rng, exp):
             rng.randrange(256)
         psn = psn_add(t["psn"], rng.randrange(-16, 17))
         body = bytearray(bth(op, t["dqpn"], psn) + ext_headers(op, t, rng) +
-                         bytes(rng.randrange(256) for _ in
-                               range(rng.choice((0, 4, 64, 1100)))))
+                         rng.randbytes(rng.choice((0, 4, 64, 1100))))
         for _ in range(rng.randrange(4)):
             body[rng.randrange(1, len(body))] = rng.randrange(256)
         if rng.random() < 0.2:
