@@ -616,10 +616,10 @@ nvme_ns() {
 	return 1
 }
 
-# nvme_fio DEVICE: 32 MiB of random writes of 4 KiB and 64 KiB blocks, each
+# nvme_fio DEVICE: 16 MiB of random writes of 4 KiB and 64 KiB blocks, each
 # verified (crc32c) after it was written
 nvme_fio() {
 	timeout 300 fio --name=verify --filename="$1" --rw=randwrite --bs=4k,64k \
-		--size=32m --verify=crc32c --do_verify=1 --direct=1 \
+		--size=16m --verify=crc32c --do_verify=1 --direct=1 \
 		--ioengine=libaio --iodepth=8
 }

@@ -4,7 +4,7 @@
 # NVMe over Fabrics on one VM (loopback): the kernel's nvmet exports a
 # memory-backed null_blk namespace on an RDMA port at the device's address,
 # nvme-cli discovers and connects over nvme-rdma (rdma_cm, RC, fast
-# registration, remote invalidation), fio writes 32 MiB with 4 KiB and
+# registration, remote invalidation), fio writes 16 MiB with 4 KiB and
 # 64 KiB blocks and verifies every block, then the host disconnects, the
 # device goes while nvmet listens on it, then the port, and the modules
 # are removed cleanly (the order: lib.sh, nvmet_unexport).
@@ -23,7 +23,7 @@ check_match "nvme discover -t rdma lists $nqn" "subnqn: *$nqn" \
 check "nvme connect -t rdma" timeout 60 nvme connect -t rdma -n $nqn -a $addr -s 4420
 check "the namespace's block device appears" wait_until 20 nvme_ns $nqn
 ns=$(nvme_ns $nqn)
-check "fio: 32 MiB of random writes (4 KiB and 64 KiB), every block verified ($ns)" \
+check "fio: 16 MiB of random writes (4 KiB and 64 KiB), every block verified ($ns)" \
 	nvme_fio "$ns"
 check "nvme disconnect" timeout 60 nvme disconnect -n $nqn
 check "modprobe -r nvme-rdma" modprobe -r nvme-rdma

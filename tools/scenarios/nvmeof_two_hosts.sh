@@ -6,7 +6,7 @@
 # nvmet exports a RAM-backed null_blk namespace on an RDMA port; host a
 # discovers it and connects with nvme-cli (nvme-rdma) over eth0 at MTU 9000
 # (the payload of each packet in page fragments of virtio-net's receive
-# buffers), fio writes 32 MiB in 4 KiB and 64 KiB blocks and verifies every
+# buffers), fio writes 16 MiB in 4 KiB and 64 KiB blocks and verifies every
 # one, then a disconnects and unloads nvme-rdma, b deletes its device while
 # nvmet listens on it and removes the port (the order: lib.sh,
 # nvmet_unexport), and a deletes its.
@@ -37,7 +37,7 @@ else
 		timeout 60 nvme connect -t rdma -n $nqn -a "$peer_ip" -s 4420
 	check "the namespace's block device appears" wait_until 20 nvme_ns $nqn
 	ns=$(nvme_ns $nqn)
-	check "fio: 32 MiB of random writes (4 KiB and 64 KiB), every block verified ($ns)" \
+	check "fio: 16 MiB of random writes (4 KiB and 64 KiB), every block verified ($ns)" \
 		nvme_fio "$ns"
 	check "nvme disconnect" timeout 60 nvme disconnect -n $nqn
 	check "modprobe -r nvme-rdma" modprobe -r nvme-rdma

@@ -22,12 +22,14 @@ cm_test() {
 	shift 2
 	while [ "$1" != -- ]; do server+=("$1"); shift; done
 	shift
-	timeout 120 "${server[@]}" > "$file.server" 2>&1 &
-	pid=$!
-	# mckey's receiver joins a group, which rdma does not show
+	# mckey's receiver joins a group, which rdma does not show: it says so
 	if [ "${server[0]}" = mckey ]; then
-		sleep 3
+		timeout 120 stdbuf -oL "${server[@]}" > "$file.server" 2>&1 &
+		pid=$!
+		wait_until 10 file_has "$file.server" '^mckey: joined dgid'
 	else
+		timeout 120 "${server[@]}" > "$file.server" 2>&1 &
+		pid=$!
 		wait_until 10 cm_listening "${server[0]}"
 	fi
 	timeout 100 "$@" > "$file.client" 2>&1
