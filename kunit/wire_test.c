@@ -11,6 +11,7 @@
 #include <kunit/test.h>
 #include <kunit/visibility.h>
 #include <linux/crc32.h>
+#include <linux/etherdevice.h>
 #include <linux/ip.h>
 #include <linux/random.h>
 #include <linux/udp.h>
@@ -454,6 +455,38 @@ static void wire_paged_tx_test(struct kunit *test)
 }
 
 /*
+ * A payload goes in page fragments only where they reach the wire as they
+ * are: a netdev without scatter-gather would have the stack copy it
+ */
+static void wire_frags_need_sg_test(struct kunit *test)
+{
+	static const u8 mine[ETH_ALEN] = { 0x02, 0, 0, 0, 0, 1 };
+	static const u8 peer[ETH_ALEN] = { 0x02, 0, 0, 0, 0, 2 };
+	struct srdma_dev *sdev = kunit_kzalloc(test, sizeof(*sdev), GFP_KERNEL);
+	struct net_device *ndev = alloc_etherdev(0);
+	struct srdma_av av = {};
+
+	KUNIT_ASSERT_NOT_NULL(test, sdev);
+	KUNIT_ASSERT_NOT_NULL(test, ndev);
+	eth_hw_addr_set(ndev, mine);
+	sdev->ndev = ndev;
+	memcpy(av.dmac, peer, ETH_ALEN);
+	av.sgid.raw[15] = 1;
+	av.dgid.raw[15] = 2;
+	ndev->features = NETIF_F_SG;
+	KUNIT_EXPECT_TRUE(test, srdma_pkt_frags_ok(sdev, &av));
+	ndev->features = 0;
+	KUNIT_EXPECT_FALSE(test, srdma_pkt_frags_ok(sdev, &av));
+	/* to this host's own address: received as built, never linearized */
+	av.dgid = av.sgid;
+	KUNIT_EXPECT_TRUE(test, srdma_pkt_frags_ok(sdev, &av));
+	av.dgid.raw[15] = 2;
+	memcpy(av.dmac, mine, ETH_ALEN);
+	KUNIT_EXPECT_TRUE(test, srdma_pkt_frags_ok(sdev, &av));
+	free_netdev(ndev);
+}
+
+/*
  * The crypto API's crc32, which the ICRC uses, is crc32_le() from any seed,
  * length and alignment; the test kernels have it (CONFIG_CRYPTO_CRC32)
  */
@@ -578,6 +611,7 @@ static struct kunit_case wire_cases[] = {
 	KUNIT_CASE(wire_icrc_rxe_flush_test),
 	KUNIT_CASE(wire_icrc_fragments_test),
 	KUNIT_CASE(wire_paged_tx_test),
+	KUNIT_CASE(wire_frags_need_sg_test),
 	KUNIT_CASE(wire_crc32_crypto_test),
 	KUNIT_CASE(wire_crc32_candidates_test),
 	KUNIT_CASE(wire_xmit_verdict_test),

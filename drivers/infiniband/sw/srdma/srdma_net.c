@@ -322,6 +322,21 @@ static bool srdma_av_is_local(struct srdma_dev *sdev, const struct srdma_av *av)
 	       ether_addr_equal(av->dmac, sdev->ndev->dev_addr);
 }
 
+/**
+ * srdma_pkt_frags_ok() - may a packet on @av carry its payload in page
+ * fragments? Not through a netdev without scatter-gather: the stack would
+ * copy the packet into one buffer (validate_xmit_skb()), after the
+ * fragments' page references, where one copy into the skb does
+ * @sdev: the device that sends it
+ * @av: its path
+ */
+bool srdma_pkt_frags_ok(struct srdma_dev *sdev, const struct srdma_av *av)
+{
+	return srdma_av_is_local(sdev, av) ||
+	       (READ_ONCE(sdev->ndev->features) & NETIF_F_SG);
+}
+EXPORT_SYMBOL_IF_KUNIT(srdma_pkt_frags_ok);
+
 /*
  * The ICRC into the packet's last 4 bytes, once its IP and UDP headers are
  * there; @bth at @bytes before the end

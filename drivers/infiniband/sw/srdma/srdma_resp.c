@@ -191,7 +191,8 @@ static unsigned int srdma_resp_send_read(struct srdma_qp *qp)
 		else
 			opcode = last ? IB_OPCODE_RC_RDMA_READ_RESPONSE_LAST :
 					IB_OPCODE_RC_RDMA_READ_RESPONSE_MIDDLE;
-		paged = n >= SRDMA_TX_PAGED_MIN_BYTES;
+		paged = n >= SRDMA_TX_PAGED_MIN_BYTES &&
+			srdma_pkt_frags_ok(sdev, &qp->av);
 		skb = paged ? srdma_pkt_alloc_paged(sdev, opcode, &bth) :
 			      srdma_pkt_alloc(sdev, opcode, n, &bth);
 		if (!skb)
