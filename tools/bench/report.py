@@ -191,6 +191,21 @@ def wire_load(path):
     return figs
 
 
+def wire_cpu(path):
+    """{(driver, test, size): ([a_pct...], [b_pct...])} over the pairs: how
+    busy each VM kept its host core (CSVs before those columns: {})"""
+    cpu = {}
+    with open(path, newline="") as f:
+        for row in csv.DictReader(f):
+            if row["status"] != "ok" or not row.get("b_pct"):
+                continue
+            key = (row["driver"], row["test"], int(row["size"]))
+            a, b = cpu.setdefault(key, ([], []))
+            a.append(int(row["a_pct"]))
+            b.append(int(row["b_pct"]))
+    return cpu
+
+
 def pair_ratios(a, b):
     """a[p] / b[p] for each pair p that has both"""
     return [a[p] / b[p] for p in sorted(a) if p in b and b[p]]
@@ -239,6 +254,16 @@ def wire(out):
         w.writerow(["test", "size", "unit", "srdma", "rxe",
                     "srdma/rxe per pair"])
         w.writerows(rows)
+    cpu = wire_cpu(path)
+    if cpu:
+        print("\nhost core kept busy by each VM's QEMU over the runs (setup"
+              " included), median over the pairs (a: perftest's client, b:"
+              " its server; the busier one bounds the figure):")
+        for (d, t, s), (a, b) in sorted(
+                cpu.items(), key=lambda k: (k[0][1], k[0][2], k[0][0])):
+            label = f"{s} QPs" if t == SCALE else human(s)
+            print(f"  {t:<15} {label:>7} {d:<6} a {statistics.median(a):>4.0f} %"
+                  f"  b {statistics.median(b):>4.0f} %")
 
     def median_ratio(key_a, b):
         ratios = pair_ratios(figs.get(key_a, {}), b)

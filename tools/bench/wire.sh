@@ -14,10 +14,12 @@
 # The host-load canary (tools/bench/hostload.sh, run by bench.sh): a run
 # during which something else than the two VMs took more than 10 % of a
 # host core is made again (twice at most; the CSV keeps that share for the
-# run that counts).
+# run that counts). The canary also says how busy each VM kept its host
+# core over the run, from its start to its end, setup included (a_pct,
+# b_pct: QEMU's CPU time; the busier side is the bottleneck).
 #
 # Writes $SRDMA_SHARED/wire.csv:
-#   pair,driver,test,size,value,unit,status,other_pct
+#   pair,driver,test,size,value,unit,status,other_pct,a_pct,b_pct
 # (driver srdma, rxe or tcp; status ok or failed, value "-" unless ok; test
 # ib_write_bw_qps: ib_write_bw 64 KiB over "size" QPs, perftest -q, the
 # aggregate).
@@ -125,29 +127,32 @@ remote() {
 }
 remote_done() { wait_until 90 test -e "$jobs/done-$n"; }
 
-# hostload: sets load_wall and load_other from the host's canary
-# (tools/bench/hostload.sh, in $SRDMA_SHARED/hostload): its clock and the
-# CPU time everything but the bench's VMs took, in ms (0 0 without one)
+# hostload: sets load_wall, load_other, load_a and load_b from the host's
+# canary (tools/bench/hostload.sh, in $SRDMA_SHARED/hostload): its clock,
+# the CPU time everything but the bench's VMs took, and VM a's and VM b's,
+# in ms (all 0 without one)
 hostload() {
 	local try
-	load_wall=0 load_other=0
+	load_wall=0 load_other=0 load_a=0 load_b=0
 	[ -e "$SRDMA_SHARED/hostload" ] || return 0
 	for try in 1 2 3; do
-		read -r load_wall load_other < "$SRDMA_SHARED/hostload" &&
-			[ -n "$load_other" ] && return 0
+		read -r load_wall load_other load_a load_b < "$SRDMA_SHARED/hostload" &&
+			[ -n "$load_b" ] && return 0
 		nap 0.1
 	done
-	load_wall=0 load_other=0
+	load_wall=0 load_other=0 load_a=0 load_b=0
 }
 
-# other_since WALL OTHER: sets other_pct, the percent of a host core that
-# something else than the VMs took since that hostload
+# other_since WALL OTHER A B: sets other_pct, the percent of a host core
+# that something else than the VMs took since that hostload, and a_pct and
+# b_pct, each VM's
 other_since() {
 	hostload
-	other_pct=0
-	[ "$load_wall" -gt "$1" ] &&
-		other_pct=$(((load_other - $2) * 100 / (load_wall - $1)))
-	return 0
+	other_pct=0 a_pct=0 b_pct=0
+	[ "$load_wall" -gt "$1" ] || return 0
+	other_pct=$(((load_other - $2) * 100 / (load_wall - $1)))
+	a_pct=$(((load_a - $3) * 100 / (load_wall - $1)))
+	b_pct=$(((load_b - $4) * 100 / (load_wall - $1)))
 }
 
 # perftest_run TEST SIZE LOG ARGS...: TEST's server on host b, its client
@@ -176,7 +181,7 @@ perftest_run() {
 # something else up to twice more
 measure() {
 	local test=$1 size=$2 name=${3:-$1} key=${4:-$2} run_duration=$duration
-	local log out try k rc opts w0 o0 side col hdr unit
+	local log out try k rc opts w0 o0 a0 b0 side col hdr unit
 	[ "$name" != ib_write_bw_qps ] || run_duration=$scale_duration
 	shift $(($# < 4 ? $# : 4))
 	test_figure "$test"
@@ -186,7 +191,7 @@ measure() {
 	esac
 	for ((try = 1; try <= 3; try++)); do
 		hostload
-		w0=$load_wall o0=$load_other
+		w0=$load_wall o0=$load_other a0=$load_a b0=$load_b
 		for k in 1 2; do
 			log=p$pair-$driver-$name-$key-t$try-$k
 			perftest_run "$test" "$size" "$log" "${opts[@]}"
@@ -197,7 +202,7 @@ measure() {
 			value=
 			[ $rc != 124 ] || break
 		done
-		other_since "$w0" "$o0"
+		other_since "$w0" "$o0" "$a0" "$b0"
 		[ -n "$value" ] && [ "$other_pct" -gt 10 ] || break
 		echo "wire: $driver $test $size: something else took $other_pct % of a host core meanwhile: made again"
 	done
@@ -207,7 +212,7 @@ measure() {
 record() {	# record TEST SIZE UNIT: $value of $driver in pair $pair
 	local status=ok
 	[ -n "$value" ] || { status=failed value=-; }
-	echo "$pair,$driver,$1,$2,$value,$3,$status,$other_pct" >> "$csv"
+	echo "$pair,$driver,$1,$2,$value,$3,$status,$other_pct,$a_pct,$b_pct" >> "$csv"
 	printf 'pair %s %-6s %-12s %6s  %s\n' "$pair" "$driver" "$1" "$2" \
 		"$([ $status = ok ] && echo "$value $3" || echo "$status")"
 }
@@ -215,16 +220,16 @@ record() {	# record TEST SIZE UNIT: $value of $driver in pair $pair
 # iperf3_run: TCP from here to host b for $duration + 1 s; the receiver's
 # rate in MB/s (2^20 bytes, as perftest's) in $value
 iperf3_run() {
-	local log=$logs/iperf3-p$pair.client w0 o0
+	local log=$logs/iperf3-p$pair.client w0 o0 a0 b0
 	hostload
-	w0=$load_wall o0=$load_other
+	w0=$load_wall o0=$load_other a0=$load_a b0=$load_b
 	remote iperf3 "p$pair"
 	timeout 60 iperf3 -c "$peer_ip" -p $iperf_port -t $((duration + 1)) -f m \
 		> "$log" 2>&1
 	remote_done
 	value=$(awk '/receiver$/ && $(NF - 1) == "Mbits/sec" {
 		printf "%.2f", $(NF - 2) * 1e6 / 8 / 1048576 }' "$log")
-	other_since "$w0" "$o0"
+	other_since "$w0" "$o0" "$a0" "$b0"
 	driver=tcp
 	record iperf3 0 MB/s
 }
@@ -261,7 +266,7 @@ if [ "$SRDMA_ROLE" = b ]; then
 	exit
 fi
 
-echo "pair,driver,test,size,value,unit,status,other_pct" > "$csv"
+echo "pair,driver,test,size,value,unit,status,other_pct,a_pct,b_pct" > "$csv"
 wait_until 30 ping -c1 -W1 "$peer_ip" || { echo "wire: host b does not answer"; exit 1; }
 echo "wire: $pairs pairs; bandwidth $bw_sizes B for ${duration} s, latency $lat_sizes B x $lat_iters"
 status=0
