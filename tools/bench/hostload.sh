@@ -67,8 +67,10 @@ vm_ticks() {
 
 base=$(busy_ticks)
 for ((i = 0; ; i++)); do
-	# the VMs start after this does: look for them every 5 s
-	[ $((i % 10)) != 0 ] || vm_pids
+	# the VMs start after this does: look for them every 5 s, every half
+	# second until both are seen (one found during a run would count its
+	# whole CPU time since its start in that run)
+	[ ${#pids[@]} -ge 2 ] && [ $((i % 10)) != 0 ] || vm_pids
 	vm_ticks
 	other=$(($(busy_ticks) - base - vm))
 	echo "$((${EPOCHREALTIME/./} / 1000)) $((other * 1000 / hz)) $((a * 1000 / hz)) $((b * 1000 / hz))" > "$file.tmp"
