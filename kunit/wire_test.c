@@ -456,17 +456,20 @@ static void wire_paged_tx_test(struct kunit *test)
 
 /*
  * A payload goes in page fragments only where they reach the wire as they
- * are: a netdev without scatter-gather would have the stack copy it
+ * are (a netdev without scatter-gather would have the stack copy it), and
+ * only from SRDMA_TX_PAGED_MIN_BYTES on
  */
-static void wire_frags_need_sg_test(struct kunit *test)
+static void wire_paged_needs_sg_test(struct kunit *test)
 {
 	static const u8 mine[ETH_ALEN] = { 0x02, 0, 0, 0, 0, 1 };
 	static const u8 peer[ETH_ALEN] = { 0x02, 0, 0, 0, 0, 2 };
+	const u32 big = SRDMA_TX_PAGED_MIN_BYTES;
 	struct srdma_dev *sdev = kunit_kzalloc(test, sizeof(*sdev), GFP_KERNEL);
-	struct net_device *ndev = alloc_etherdev(0);
 	struct srdma_av av = {};
+	struct net_device *ndev;
 
 	KUNIT_ASSERT_NOT_NULL(test, sdev);
+	ndev = alloc_etherdev(0);
 	KUNIT_ASSERT_NOT_NULL(test, ndev);
 	eth_hw_addr_set(ndev, mine);
 	sdev->ndev = ndev;
@@ -474,15 +477,16 @@ static void wire_frags_need_sg_test(struct kunit *test)
 	av.sgid.raw[15] = 1;
 	av.dgid.raw[15] = 2;
 	ndev->features = NETIF_F_SG;
-	KUNIT_EXPECT_TRUE(test, srdma_pkt_frags_ok(sdev, &av));
+	KUNIT_EXPECT_TRUE(test, srdma_pkt_paged_ok(sdev, &av, big));
+	KUNIT_EXPECT_FALSE(test, srdma_pkt_paged_ok(sdev, &av, big - 1));
 	ndev->features = 0;
-	KUNIT_EXPECT_FALSE(test, srdma_pkt_frags_ok(sdev, &av));
+	KUNIT_EXPECT_FALSE(test, srdma_pkt_paged_ok(sdev, &av, big));
 	/* to this host's own address: received as built, never linearized */
 	av.dgid = av.sgid;
-	KUNIT_EXPECT_TRUE(test, srdma_pkt_frags_ok(sdev, &av));
+	KUNIT_EXPECT_TRUE(test, srdma_pkt_paged_ok(sdev, &av, big));
 	av.dgid.raw[15] = 2;
 	memcpy(av.dmac, mine, ETH_ALEN);
-	KUNIT_EXPECT_TRUE(test, srdma_pkt_frags_ok(sdev, &av));
+	KUNIT_EXPECT_TRUE(test, srdma_pkt_paged_ok(sdev, &av, big));
 	free_netdev(ndev);
 }
 
@@ -611,7 +615,7 @@ static struct kunit_case wire_cases[] = {
 	KUNIT_CASE(wire_icrc_rxe_flush_test),
 	KUNIT_CASE(wire_icrc_fragments_test),
 	KUNIT_CASE(wire_paged_tx_test),
-	KUNIT_CASE(wire_frags_need_sg_test),
+	KUNIT_CASE(wire_paged_needs_sg_test),
 	KUNIT_CASE(wire_crc32_crypto_test),
 	KUNIT_CASE(wire_crc32_candidates_test),
 	KUNIT_CASE(wire_xmit_verdict_test),

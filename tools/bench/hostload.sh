@@ -42,13 +42,13 @@ vm_pids() {
 	return 0
 }
 
-# vm_ticks: sets vm, a and b to the CPU time of the VMs seen so far
-# (utime + stime), in ticks, all of them and each role's; a VM that ended
-# keeps what it had
+# vm_ticks: sets vm_all, vm_a and vm_b to the CPU time of the VMs seen so
+# far (utime + stime), in ticks, all of them and each role's; a VM that
+# ended keeps what it had
 declare -A last=()
 vm_ticks() {
 	local i p stat rest utime stime
-	vm=0 a=0 b=0
+	vm_all=0 vm_a=0 vm_b=0
 	for i in "${!pids[@]}"; do
 		p=${pids[i]}
 		if read -r stat 2> /dev/null < "/proc/$p/stat"; then
@@ -56,11 +56,11 @@ vm_ticks() {
 			read -r _ _ _ _ _ _ _ _ _ _ _ utime stime _ <<< "$rest"
 			last[$p]=$((utime + stime))
 		fi
-		vm=$((vm + ${last[$p]:-0}))
+		vm_all=$((vm_all + ${last[$p]:-0}))
 		if [ "${roles[i]}" = b ]; then
-			b=$((b + ${last[$p]:-0}))
+			vm_b=$((vm_b + ${last[$p]:-0}))
 		else
-			a=$((a + ${last[$p]:-0}))
+			vm_a=$((vm_a + ${last[$p]:-0}))
 		fi
 	done
 }
@@ -72,8 +72,8 @@ for ((i = 0; ; i++)); do
 	# whole CPU time since its start in that run)
 	[ ${#pids[@]} -ge 2 ] && [ $((i % 10)) != 0 ] || vm_pids
 	vm_ticks
-	other=$(($(busy_ticks) - base - vm))
-	echo "$((${EPOCHREALTIME/./} / 1000)) $((other * 1000 / hz)) $((a * 1000 / hz)) $((b * 1000 / hz))" > "$file.tmp"
+	other=$(($(busy_ticks) - base - vm_all))
+	echo "$((${EPOCHREALTIME/./} / 1000)) $((other * 1000 / hz)) $((vm_a * 1000 / hz)) $((vm_b * 1000 / hz))" > "$file.tmp"
 	mv "$file.tmp" "$file"
 	read -r -t 0.5 -u "$nap" || true
 done

@@ -18,18 +18,19 @@ check "$dev: a RoCEv2 GID for $addr" wait_until 10 rocev2_gid_index "$dev" $addr
 # background, then the client; both must exit 0 and print REGEX
 cm_test() {
 	local name=$1 regex=$2 file=$SRDMA_RESULTS/${1//[^[:alnum:]]/_} server=() pid
+	local line=()
 	local s_status c_status
 	shift 2
 	while [ "$1" != -- ]; do server+=("$1"); shift; done
 	shift
-	# mckey's receiver joins a group, which rdma does not show: it says so
+	# mckey's receiver joins a group, which rdma does not show: it says so,
+	# line-buffered
+	[ "${server[0]}" != mckey ] || line=(stdbuf -oL)
+	timeout 120 "${line[@]}" "${server[@]}" > "$file.server" 2>&1 &
+	pid=$!
 	if [ "${server[0]}" = mckey ]; then
-		timeout 120 stdbuf -oL "${server[@]}" > "$file.server" 2>&1 &
-		pid=$!
 		wait_until 10 file_has "$file.server" '^mckey: joined dgid'
 	else
-		timeout 120 "${server[@]}" > "$file.server" 2>&1 &
-		pid=$!
 		wait_until 10 cm_listening "${server[0]}"
 	fi
 	timeout 100 "$@" > "$file.client" 2>&1

@@ -285,7 +285,8 @@ struct sk_buff *srdma_pkt_alloc_paged(struct srdma_dev *sdev, u8 opcode,
 				      struct srdma_bth **bthp);
 void *srdma_pkt_put_frag(struct sk_buff *skb, unsigned int bytes);
 int srdma_pkt_end_paged(struct srdma_dev *sdev, struct sk_buff *skb);
-bool srdma_pkt_frags_ok(struct srdma_dev *sdev, const struct srdma_av *av);
+bool srdma_pkt_paged_ok(struct srdma_dev *sdev, const struct srdma_av *av,
+			u32 bytes);
 int srdma_xmit(struct srdma_dev *sdev, const struct srdma_av *av,
 	       struct srdma_route *route, u16 src_port, struct sk_buff *skb);
 #if IS_ENABLED(CONFIG_KUNIT)

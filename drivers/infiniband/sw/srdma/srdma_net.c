@@ -323,19 +323,24 @@ static bool srdma_av_is_local(struct srdma_dev *sdev, const struct srdma_av *av)
 }
 
 /**
- * srdma_pkt_frags_ok() - may a packet on @av carry its payload in page
- * fragments? Not through a netdev without scatter-gather: the stack would
- * copy the packet into one buffer (validate_xmit_skb()), after the
- * fragments' page references, where one copy into the skb does
+ * srdma_pkt_paged_ok() - may a packet on @av carry its payload of @bytes
+ * in page fragments (srdma_pkt_alloc_paged())? Not a small one, which a
+ * copy costs less than the page references; nor through a netdev without
+ * scatter-gather, where the stack would copy the packet into one buffer
+ * (validate_xmit_skb()) after the page references, where one copy into the
+ * skb does
  * @sdev: the device that sends it
  * @av: its path
+ * @bytes: its payload
  */
-bool srdma_pkt_frags_ok(struct srdma_dev *sdev, const struct srdma_av *av)
+bool srdma_pkt_paged_ok(struct srdma_dev *sdev, const struct srdma_av *av,
+			u32 bytes)
 {
-	return srdma_av_is_local(sdev, av) ||
-	       (READ_ONCE(sdev->ndev->features) & NETIF_F_SG);
+	return bytes >= SRDMA_TX_PAGED_MIN_BYTES &&
+	       (srdma_av_is_local(sdev, av) ||
+		(READ_ONCE(sdev->ndev->features) & NETIF_F_SG));
 }
-EXPORT_SYMBOL_IF_KUNIT(srdma_pkt_frags_ok);
+EXPORT_SYMBOL_IF_KUNIT(srdma_pkt_paged_ok);
 
 /*
  * The ICRC into the packet's last 4 bytes, once its IP and UDP headers are

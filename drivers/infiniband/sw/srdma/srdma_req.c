@@ -457,9 +457,8 @@ static int srdma_req_send_pkt(struct srdma_qp *qp, struct srdma_swqe *swqe,
 		/* UC has the same opcodes in its own range */
 		if (uc)
 			opcode = opcode - IB_OPCODE_RC + IB_OPCODE_UC;
-		paged = !uc && payload >= SRDMA_TX_PAGED_MIN_BYTES &&
-			!(wr->send_flags & IB_SEND_INLINE) &&
-			srdma_pkt_frags_ok(sdev, &qp->av);
+		paged = !uc && !(wr->send_flags & IB_SEND_INLINE) &&
+			srdma_pkt_paged_ok(sdev, &qp->av, payload);
 		skb = paged ? srdma_pkt_alloc_paged(sdev, opcode, &bth) :
 			      srdma_pkt_alloc(sdev, opcode, payload, &bth);
 		if (!skb)

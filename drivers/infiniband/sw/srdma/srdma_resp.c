@@ -191,8 +191,7 @@ static unsigned int srdma_resp_send_read(struct srdma_qp *qp)
 		else
 			opcode = last ? IB_OPCODE_RC_RDMA_READ_RESPONSE_LAST :
 					IB_OPCODE_RC_RDMA_READ_RESPONSE_MIDDLE;
-		paged = n >= SRDMA_TX_PAGED_MIN_BYTES &&
-			srdma_pkt_frags_ok(sdev, &qp->av);
+		paged = srdma_pkt_paged_ok(sdev, &qp->av, n);
 		skb = paged ? srdma_pkt_alloc_paged(sdev, opcode, &bth) :
 			      srdma_pkt_alloc(sdev, opcode, n, &bth);
 		if (!skb)
