@@ -262,9 +262,11 @@ fi
 # other), the batch of two-VM scenarios (two 1-CPU guests, each running its
 # side of every scenario: they keep both cores busy), with Debian's
 # kernels' VM pairs beside the last of them (the whole suite), and last,
-# once the late tests and the pairs are done, the batch of scenarios that
-# measure time (header "# alone: yes"). Results are reported in the order
-# of the scenarios (Documentation/testing.md, "Batches").
+# once the late tests and the pairs are done, the scenarios that measure
+# time (header "# alone: yes"), each in a VM of its own: those of one CPU
+# two at a time (each guest keeps its own core), one of more CPUs alone.
+# Results are reported in the order of the scenarios
+# (Documentation/testing.md, "Batches").
 #
 # A scenario is named NAME (on the default line, $SRDMA_KERNEL_LINE or 6.1)
 # or NAME@LINE (the whole suite adds line2_scenarios at 6.12).
@@ -304,6 +306,8 @@ for id in "${scenarios[@]}"; do
 		readarray -t opts < <(printf "%s\n" "${opts[@]}" | sed -E "/^--peer$/,+1d")
 		key="batch:$line $([ $two = 0 ] || echo "two ")$(printf "%s\n" "${opts[@]}" |
 			sed -E "/^--timeout$/,+1d; /^$/d" | tr "\n" " ")"
+		# a scenario that measures time has a VM of its own
+		[ $timed = 0 ] || key+="$s"
 	fi
 	if [ -z "${batch_members[$key]:-}" ]; then
 		if [ $timed = 1 ]; then
@@ -404,20 +408,31 @@ runs=("${runs_shared[@]}" "${runs_alone[@]}" "${runs_timed[@]}")
 echo "check: ${#scenarios[@]} scenarios in ${#runs[@]} VM runs, ${#runs_shared[@]} of them $lanes at a time"
 declare -A run_index=()
 running=() distro_pid=
+# in_lane KEY INDEX WHAT: start the run once one of the lanes is free
+in_lane() {
+	if [ ${#running[@]} -ge "$lanes" ]; then
+		wait -n -p ended "${running[@]}"
+		for i in "${!running[@]}"; do
+			[ "${running[i]}" != "$ended" ] || unset 'running[i]'
+		done
+	fi
+	echo "check: run $2: $3"
+	run_vm "$1" "$2" &
+	running+=($!)
+}
+first_timed=$(( ${#runs_shared[@]} + ${#runs_alone[@]} ))
 for ((r = 0; r < ${#runs[@]}; r++)); do
 	key=${runs[r]}
 	run_index[$key]=$r
 	what="${batch_line[$key]}: ${batch_members[$key]//@${batch_line[$key]}:/:}"
 	if [ $r -lt ${#runs_shared[@]} ]; then
-		if [ ${#running[@]} -ge "$lanes" ]; then
-			wait -n -p ended "${running[@]}"
-			for i in "${!running[@]}"; do
-				[ "${running[i]}" != "$ended" ] || unset 'running[i]'
-			done
-		fi
-		echo "check: run $r: $what"
-		run_vm "$key" "$r" &
-		running+=($!)
+		in_lane "$key" $r "$what"
+		continue
+	fi
+	one_cpu=0
+	[[ $'\n'${batch_opts[$key]}$'\n' != *$'\n--smp\n1\n'* ]] || one_cpu=1
+	if [ $r -gt $first_timed ] && [ $one_cpu = 1 ]; then
+		in_lane "$key" $r "$what (timed, one CPU)"
 		continue
 	fi
 	if [ ${#running[@]} -gt 0 ]; then
@@ -432,11 +447,15 @@ for ((r = 0; r < ${#runs[@]}; r++)); do
 		tools/distro/test.sh --run > "$out/distro-run.log" 2>&1 &
 		distro_pid=$!
 	fi
-	if [ $r = $(( ${#runs_shared[@]} + ${#runs_alone[@]} )) ]; then
+	if [ $r = $first_timed ]; then
 		echo "check: waiting for the late tests (a quiet host for the timed runs)"
 		wait_late_tests
 		[ -z "$distro_pid" ] || wait "$distro_pid"
 		distro_pid=
+		if [ $one_cpu = 1 ]; then
+			in_lane "$key" $r "$what (timed, one CPU)"
+			continue
+		fi
 	fi
 	echo "check: run $r (alone): $what"
 	run_vm "$key" "$r"

@@ -9,7 +9,7 @@
 #     srdma, and 6.1's rdma_rxe can crash under rc_loss's load);
 #   - rc_loss's loss-free run again after the others (how much its
 #     figures drift; make check runs it once);
-#   - rc_timers with 5 repetitions of each row (make check: 3);
+#   - rc_timers with 5 repetitions of each row (make check: 2);
 #   - rate_limit with 10 s runs (make check: 4 s);
 #   - ring_scribble with 16000 iterations (make check: 4000).
 #

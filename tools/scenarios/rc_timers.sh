@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 # timeout: 600
 # alone: yes
-# smp: 2
+# smp: 1
 # RC timer precision: tests/rc_timeout measures how long a requester takes
 # to give up (local ACK timeout x retry_cnt, RNR NAK timer x rnr_retry)
 # against the IBTA formulas, on srdma (and, in make soak, then on rdma_rxe
