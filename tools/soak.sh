@@ -10,7 +10,7 @@
 #   - rc_loss's loss-free run again after the others (how much its
 #     figures drift; make check runs it once);
 #   - rc_timers with 5 repetitions of each row (make check: 2);
-#   - rate_limit with 10 s runs (make check: 4 s);
+#   - rate_limit with 10 s runs (make check: 3 s);
 #   - ring_scribble with 16000 iterations (make check: 4000).
 #
 #   tools/soak.sh [SCENARIO...]     default: the four above

@@ -27,7 +27,7 @@
 # one is checked (the output's end names such runs).
 # Then the administrator's errors: an unknown device, a QP that does not
 # exist or is another device's, a rate above the port's speed, an absurd
-# burst. RATE_SECONDS (default 4) is each run's length: by hand it runs
+# burst. RATE_SECONDS (default 3) is each run's length: by hand it runs
 # short, make bench long (10).
 # One CPU: with two, two unlimited QPs do not always share evenly
 # (Documentation/rate-limiting.md, "Not done yet"). srdma's tracepoints are
@@ -43,7 +43,7 @@ for f in "$prog" "$tool"; do
 done
 . "$(dirname "$0")/lib.sh"
 
-seconds=${RATE_SECONDS:-4}
+seconds=${RATE_SECONDS:-3}
 table=$SRDMA_RESULTS/rate-table.txt
 : > "$table"
 runs=0
