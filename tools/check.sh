@@ -221,7 +221,7 @@ late_package() {
 # builds_and_lint: each build and lint is one test. What the guests need
 # is built first, two at a time; the rest (lints, the builds against
 # Debian's headers and Debian's kernels) are late tests, done while the
-# scenarios run (start_late_tests).
+# scenarios run.
 builds_and_lint() {
 	start_test "build: against the test kernel (W=1, no warning)" "$out/build.log" \
 		no_warnings build_test_kernel
@@ -241,15 +241,6 @@ builds_and_lint() {
 		"$out/test-srdma-rate.log" make -C tools/srdma-rate test
 	end_tests
 	[ -e "$line2_tree/kunit/srdma_test.ko" ] || line2_tree=
-	late_pending=1
-}
-# start_late_tests: once the lanes have ended, beside the runs that leave
-# part of the host idle (a 2-CPU guest keeps it about 75 % busy, the lanes
-# 96 %: 1-CPU batches took 187 s beside them against 177 s alone)
-late_pending=0
-start_late_tests() {
-	[ $late_pending = 1 ] || return 0
-	late_pending=0
 	late_tests "$out/late-lint.log" late_lint
 	late_tests "$out/late-deb.log" late_package
 }
@@ -448,7 +439,6 @@ for ((r = 0; r < ${#runs[@]}; r++)); do
 		wait "${running[@]}"
 		running=()
 	fi
-	start_late_tests
 	# Debian's kernels' VM pairs beside the last of these runs (the
 	# 6.12 line's 2-CPU batch): each keeps about half the host busy
 	if [ $whole = 1 ] && [ $r = $(( ${#runs_shared[@]} + ${#runs_alone[@]} - 1 )) ]; then
@@ -471,7 +461,6 @@ for ((r = 0; r < ${#runs[@]}; r++)); do
 	run_vm "$key" "$r"
 done
 [ ${#running[@]} = 0 ] || wait "${running[@]}"
-start_late_tests
 
 # scenario_result ID: fails, printing why, unless the scenario passed
 scenario_result() {
