@@ -429,13 +429,11 @@ for ((r = 0; r < ${#runs[@]}; r++)); do
 		in_lane "$key" $r "$what"
 		continue
 	fi
-	one_cpu=0
-	[[ $'\n'${batch_opts[$key]}$'\n' != *$'\n--smp\n1\n'* ]] || one_cpu=1
-	if [ $r -gt $first_timed ] && [ $one_cpu = 1 ]; then
-		in_lane "$key" $r "$what (timed, one CPU)"
-		continue
-	fi
-	if [ ${#running[@]} -gt 0 ]; then
+	# a timed run of one CPU shares the host with one other such run only
+	timed_lane=0
+	[ $r -lt $first_timed ] ||
+		[[ $'\n'${batch_opts[$key]}$'\n' != *$'\n--smp\n1\n'* ]] || timed_lane=1
+	if { [ $timed_lane = 0 ] || [ $r = $first_timed ]; } && [ ${#running[@]} -gt 0 ]; then
 		wait "${running[@]}"
 		running=()
 	fi
@@ -452,10 +450,10 @@ for ((r = 0; r < ${#runs[@]}; r++)); do
 		wait_late_tests
 		[ -z "$distro_pid" ] || wait "$distro_pid"
 		distro_pid=
-		if [ $one_cpu = 1 ]; then
-			in_lane "$key" $r "$what (timed, one CPU)"
-			continue
-		fi
+	fi
+	if [ $timed_lane = 1 ]; then
+		in_lane "$key" $r "$what (timed, one CPU)"
+		continue
 	fi
 	echo "check: run $r (alone): $what"
 	run_vm "$key" "$r"

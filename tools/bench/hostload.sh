@@ -11,9 +11,9 @@
 # bench's own VMs), and the CPU time of VM a's and VM b's QEMU, all in
 # milliseconds. A guest that reads FILE before and after a run knows how
 # much of a core something else took meanwhile (a TCG guest's figures drop
-# when it does), and which VM's core was the busier. Shell builtins but for a mv per
-# write, so that the canary costs next to nothing itself (it counts itself
-# as something else).
+# when it does), and which VM's core was the busier. Shell builtins but for
+# a mv per write, so that the canary costs next to nothing itself (it
+# counts itself as something else).
 set -u
 file=$1 pattern=$2
 exec {nap}<> <(:)

@@ -18,21 +18,20 @@ check "$dev: a RoCEv2 GID for $addr" wait_until 10 rocev2_gid_index "$dev" $addr
 # background, then the client; both must exit 0 and print REGEX
 cm_test() {
 	local name=$1 regex=$2 file=$SRDMA_RESULTS/${1//[^[:alnum:]]/_} server=() pid
-	local line=()
-	local s_status c_status
+	local s_status c_status buffering=() ready
 	shift 2
 	while [ "$1" != -- ]; do server+=("$1"); shift; done
 	shift
+	ready=(cm_listening "${server[0]}")
 	# mckey's receiver joins a group, which rdma does not show: it says so,
 	# line-buffered
-	[ "${server[0]}" != mckey ] || line=(stdbuf -oL)
-	timeout 120 "${line[@]}" "${server[@]}" > "$file.server" 2>&1 &
-	pid=$!
 	if [ "${server[0]}" = mckey ]; then
-		wait_until 10 file_has "$file.server" '^mckey: joined dgid'
-	else
-		wait_until 10 cm_listening "${server[0]}"
+		buffering=(stdbuf -oL)
+		ready=(file_has "$file.server" '^mckey: joined dgid')
 	fi
+	timeout 120 "${buffering[@]}" "${server[@]}" > "$file.server" 2>&1 &
+	pid=$!
+	wait_until 10 "${ready[@]}"
 	timeout 100 "$@" > "$file.client" 2>&1
 	c_status=$?
 	wait $pid
