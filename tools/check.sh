@@ -220,8 +220,8 @@ late_package() {
 
 # builds_and_lint: each build and lint is one test. What the guests need
 # is built first, two at a time; the rest (lints, the builds against
-# Debian's headers and Debian's kernels) are late tests, done while the
-# scenarios run.
+# Debian's headers and Debian's kernels) are late tests, started by
+# start_late_tests once the lanes have ended (the scenarios say when).
 builds_and_lint() {
 	start_test "build: against the test kernel (W=1, no warning)" "$out/build.log" \
 		no_warnings build_test_kernel
@@ -241,6 +241,12 @@ builds_and_lint() {
 		"$out/test-srdma-rate.log" make -C tools/srdma-rate test
 	end_tests
 	[ -e "$line2_tree/kunit/srdma_test.ko" ] || line2_tree=
+	late_pending=1
+}
+late_pending=0
+start_late_tests() {
+	[ $late_pending = 1 ] || return 0
+	late_pending=0
 	late_tests "$out/late-lint.log" late_lint
 	late_tests "$out/late-deb.log" late_package
 }
@@ -404,6 +410,10 @@ run_vm() {
 # SRDMA_GUEST_ENV: shell words (VAR=value ...) set for the scenarios in the
 # guests; make soak sets the scenarios' long settings through it
 guest_env=${SRDMA_GUEST_ENV:+env $SRDMA_GUEST_ENV }
+# the two-VM batch first: the late tests start beside it
+readarray -t runs_alone < <(for key in "${runs_alone[@]}"; do
+	printf '%s\t%s\n' "${batch_two[$key]}" "$key"
+done | sort -t$'\t' -k1,1nr -s | cut -f2-)
 runs=("${runs_shared[@]}" "${runs_alone[@]}" "${runs_timed[@]}")
 echo "check: ${#scenarios[@]} scenarios in ${#runs[@]} VM runs, ${#runs_shared[@]} of them $lanes at a time"
 declare -A run_index=()
@@ -437,6 +447,7 @@ for ((r = 0; r < ${#runs[@]}; r++)); do
 		wait "${running[@]}"
 		running=()
 	fi
+	start_late_tests
 	# Debian's kernels' VM pairs beside the last of these runs (the
 	# 6.12 line's 2-CPU batch): each keeps about half the host busy
 	if [ $whole = 1 ] && [ $r = $(( ${#runs_shared[@]} + ${#runs_alone[@]} - 1 )) ]; then
@@ -459,6 +470,7 @@ for ((r = 0; r < ${#runs[@]}; r++)); do
 	run_vm "$key" "$r"
 done
 [ ${#running[@]} = 0 ] || wait "${running[@]}"
+start_late_tests
 
 # scenario_result ID: fails, printing why, unless the scenario passed
 scenario_result() {
