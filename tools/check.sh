@@ -219,7 +219,7 @@ late_package() {
 }
 
 # builds_and_lint: each build and lint is one test. What the guests need
-# is built first, two at a time; the rest (lints, the builds against
+# is built first, all at once; the rest (lints, the builds against
 # Debian's headers and Debian's kernels) are late tests, started by
 # start_late_tests once the lanes have ended (the scenarios say when).
 builds_and_lint() {
@@ -228,15 +228,15 @@ builds_and_lint() {
 	[ -z "$line2_tree" ] ||
 		start_test "$line2: build: against the test kernel (W=1, no warning)" \
 			"$out/build-$line2.log" no_warnings build_tree "$kernel2/build" "$line2_tree"
-	end_tests
 	# the guests run these from the host's read-only root
 	start_test "build: userspace test programs (-Werror)" "$out/build-tests.log" \
 		make -C tests
 	start_test "build: tools/srdma-rate (-Werror)" "$out/build-srdma-rate.log" \
 		make -C tools/srdma-rate
+	end_tests
+	# from the objects and the program built above
 	start_test "lint: calls go one way between layers (tools/callgraph)" \
 		"$out/callgraph.log" tools/callgraph
-	end_tests
 	start_test "tools/srdma-rate: host tests (units, netlink messages, the program)" \
 		"$out/test-srdma-rate.log" make -C tools/srdma-rate test
 	end_tests
