@@ -112,11 +112,13 @@ perf() {
 	[ -n "$peer_ns" ] && ns=(ip netns exec "$peer_ns")
 	for try in 1 2; do
 		args=(-s 65536 -n 64 -F -p "$port")
-		port=$((port + 1))
-		timeout 200 "${ns[@]}" "$test" "${args[@]}" -d "$pdev" -x "$(gid_index "$pdev")" \
+		# in the namespace from the first process on (its /proc/PID/net
+		# is the namespace's)
+		"${ns[@]}" timeout 200 "$test" "${args[@]}" -d "$pdev" -x "$(gid_index "$pdev")" \
 			> "$log.server" 2>&1 &
 		pid=$!
-		sleep 1
+		wait_until 20 listening_or_gone "$pid" "$port"
+		port=$((port + 1))
 		timeout 180 "$test" "${args[@]}" -d "$dev" -x "$(gid_index "$dev")" 198.18.0.2 \
 			> "$log.client" 2>&1
 		client=$?
