@@ -221,7 +221,7 @@ late_package() {
 # builds_and_lint: each build and lint is one test. What the guests need
 # is built first, all at once; the rest (lints, the builds against
 # Debian's headers and Debian's kernels) are late tests, started by
-# start_late_tests once the lanes have ended (the scenarios say when).
+# start_late_tests once the lanes have ended (the loop over the runs).
 builds_and_lint() {
 	start_test "build: against the test kernel (W=1, no warning)" "$out/build.log" \
 		no_warnings build_test_kernel

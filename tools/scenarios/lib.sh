@@ -39,7 +39,7 @@ alarming='WARNING:|BUG:|Oops|KASAN|UBSAN|general protection|refcount_t:|list_(ad
 
 # counter DEVICE NAME [NAMESPACE]: the value of the device's counter NAME;
 # read from sysfs where no namespace is named (an exec of rdma costs a
-# fifth of a second in the debug guest, and rate_limit reads eight per run)
+# tenth of a second in the debug guest, and rate_limit reads eight per run)
 counter() {
 	local ns=() out word next=0
 	if [ -z "${3:-}" ] &&
