@@ -309,7 +309,12 @@ int main(void)
 	write_file("/proc/sys/kernel/panic_on_oops", "1");
 	setenv("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", 1);
 	setenv("HOME", "/root", 1);
-	setenv("LANG", "C.UTF-8", 1);
+	/*
+	 * The C locale is built into glibc; C.UTF-8 is a dozen files that
+	 * every grep, awk or sed opens over 9p as it starts: 50 ms a process
+	 * under TCG, a tenth of a scenario's time.
+	 */
+	setenv("LANG", "C", 1);
 	setenv("SRDMA_RESULTS", results, 1);
 	setenv("SRDMA_SHARED", param("srdma_shared"), 1);
 	setenv("SRDMA_ROLE", param("srdma_role"), 1);
