@@ -279,11 +279,11 @@ class Expect:
         self.rows[counter] = ("==" if exact and op == "==" else ">=", m + n)
 
 
-def read_counters(path):
+def read_counters(path, names=None):
     if not path:
         return {}
     return {name: int(open(os.path.join(path, name)).read())
-            for name in os.listdir(path)}
+            for name in (os.listdir(path) if names is None else names)}
 
 
 def family_icrc(link, rng, exp):
@@ -564,6 +564,27 @@ def short(exp, before, after):
             if after.get(c, 0) - before.get(c, 0) < n]
 
 
+def settled(exp, before, counters_dir, limit=1.0, quiet=0.15):
+    """The counters once the family's frames were handled: each counter of
+    @exp grew as it says and none of them moved for @quiet s (frames an
+    engine queued are handled by then), or @limit s passed"""
+    if not counters_dir:
+        time.sleep(0.5)
+        return {}
+    deadline = time.monotonic() + limit
+    last = since = None
+    while True:
+        now = read_counters(counters_dir, exp.rows)
+        t = time.monotonic()
+        if now != last:
+            last, since = now, t
+        elif t - since >= quiet and not short(exp, before, now):
+            return now
+        if t > deadline:
+            return now
+        time.sleep(0.03)
+
+
 def run_family(link, name, seed, counters_dir, tries=4):
     fn, wanted, fresh = FAMILIES[name]
     # the QPs under attack come and go
@@ -583,9 +604,7 @@ def run_family(link, name, seed, counters_dir, tries=4):
     fn(link, random.Random(seed), exp)
     print("# %s: %d frames in %.1f s (seed %d)" %
           (name, link.sent - sent, time.monotonic() - start, seed))
-    # the frames an engine queued are handled within this
-    time.sleep(0.5)
-    after = read_counters(counters_dir)
+    after = settled(exp, before, counters_dir)
     # a family whose frames only a live QP counts as it says, with fewer
     # counted: the QP may have gone meanwhile (a victim ending its run) and
     # its frames counted as for no QP or for its state; again, anew (the

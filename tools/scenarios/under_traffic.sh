@@ -43,6 +43,16 @@ bulk() {
 	wait_until 20 grep -q '^ok .* RC QPs connected' "$runs/$name.tap"
 }
 
+# flowing NAME RC_BULK_OPTIONS...: bulk, then srdma0 has sent 16 packets
+# more (so what follows happens under its traffic)
+flowing() {
+	local sent
+	sent=$(counter srdma0 sent_pkts)
+	bulk "$@" && wait_until 10 sent_since "$sent" 16
+}
+# sent_since N M: srdma0 has sent at least M packets since its count was N
+sent_since() { [ "$(counter srdma0 sent_pkts)" -ge $(($1 + $2)) ]; }
+
 # bulk_result NAME: wait (up to 60 s) for the rc_bulk started as NAME,
 # print its TAP; its exit status
 bulk_result() {
@@ -64,8 +74,7 @@ check "srdma0 active MTU 1024 at netdev MTU 1500" sh -c \
 	"ibv_devinfo -d srdma0 | grep -q 'active_mtu:.*1024'"
 
 # A link down of about 1 s; the QP's budget is 8 ACK timeouts of 1.07 s.
-check "rc_bulk connected" bulk flap -m 8 -t 18 -T 40
-sleep 0.5
+check "rc_bulk connected, its data flowing" flowing flap -m 8 -t 18 -T 40
 check "link down under traffic (rc_bulk still running)" running
 ip link set veth0 down
 check "srdma0 port DOWN" wait_until 5 port_is srdma0 DOWN
@@ -81,8 +90,7 @@ check "the transfer across a 1 s link down completed, every byte checked" \
 # route is gone. (An unreachable route would not do: a lookup bound to
 # the netdev, as the QP's is, takes the peer as on-link then.)
 timeouts=$(counter srdma0 ack_timeouts)
-check "rc_bulk connected" bulk route -m 8 -t 18 -T 40
-sleep 0.5
+check "rc_bulk connected, its data flowing" flowing route -m 8 -t 18 -T 40
 check "route change under traffic (rc_bulk still running)" running
 ip route add 198.18.0.2/32 via 198.18.0.9 dev veth0
 sleep 2
@@ -94,8 +102,7 @@ check "the transfer across a 2 s route to nowhere completed, every byte checked"
 	bulk_result route
 
 # A link down of 3 s; the budget is 8 ACK timeouts of 16.8 ms.
-check "rc_bulk connected" bulk down -m 8 -t 12 -T 40
-sleep 0.5
+check "rc_bulk connected, its data flowing" flowing down -m 8 -t 12 -T 40
 check "link down under traffic (rc_bulk still running)" running
 ip link set veth0 down
 check "the QP fails within 2 s of the link going down" \
@@ -125,8 +132,7 @@ check "after link up: a new rc_bulk, every byte checked" \
 	run_tap after_down "$prog" -m 1 srdma0 srdma1
 
 # MTU up under a QP at path MTU 1024: it goes on.
-check "rc_bulk connected at path MTU 1024" bulk mtu_up -m 8 -t 12 -T 40
-sleep 0.5
+check "rc_bulk connected at path MTU 1024, its data flowing" flowing mtu_up -m 8 -t 12 -T 40
 check "MTU 9000 under traffic (rc_bulk still running)" running
 ip link set veth0 mtu 9000
 ip -n peer link set veth1 mtu 9000
@@ -136,8 +142,7 @@ check "the transfer across the MTU raise completed, every byte checked" \
 	bulk_result mtu_up
 
 # MTU down under a QP at path MTU 4096: its packets no longer fit.
-check "rc_bulk connected at path MTU 4096" bulk mtu_down -m 32 -t 12 -T 40
-sleep 0.5
+check "rc_bulk connected at path MTU 4096, its data flowing" flowing mtu_down -m 32 -t 12 -T 40
 check "MTU 1500 under traffic (rc_bulk still running)" running
 ip link set veth0 mtu 1500
 ip -n peer link set veth1 mtu 1500
@@ -151,8 +156,7 @@ check "a new rc_bulk at path MTU 1024, every byte checked" \
 	run_tap after_mtu_down "$prog" -m 1 srdma0 srdma1
 
 # The source address of a running QP removed.
-check "rc_bulk connected from 198.18.0.1" bulk addr -m 8 -t 12 -T 40
-sleep 0.5
+check "rc_bulk connected from 198.18.0.1, its data flowing" flowing addr -m 8 -t 12 -T 40
 check "address change under traffic (rc_bulk still running)" running
 ip addr del 198.18.0.1/24 dev veth0
 ip addr add 198.18.0.3/24 dev veth0
@@ -170,8 +174,7 @@ check_no_match "kernel log: nothing alarming after the link changes" "$alarming"
 remove_under_traffic() {
 	local dev=$1 what=$2; shift 2
 	async_watch "$dev" "$runs/events.$what"
-	check "$what: rc_bulk connected" bulk "$what" -m 8 -T 60
-	sleep 0.5
+	check "$what: rc_bulk connected, its data flowing" flowing "$what" -m 8 -T 60
 	check "$what under traffic (rc_bulk still running)" running
 	check "$what" "$@"
 	check "$what: $dev is gone" wait_until 20 ib_gone "$dev"

@@ -46,6 +46,23 @@ victim() {
 	done
 }
 
+echo "# wire_fuzz: seed $seed (FUZZ_SEED=$seed replays the random family)"
+# The injector first: beside the victims' polling it takes seconds more to
+# start; it waits for their traffic to learn its targets from.
+# shellcheck disable=SC2086
+python3 "$fuzz" --netns peer --seed "$seed" --ipv6 "$v6_peer,$v6_dev" \
+	--counters /sys/class/infiniband/srdma0/ports/1/hw_counters veth1 $families \
+	> "$runs/fuzz.out" 2>&1 &
+fuzz_pid=$!
+# fuzz_result: the injector's exit status, its output
+fuzz_result() {
+	local rc
+	wait "$fuzz_pid"
+	rc=$?
+	cat "$runs/fuzz.out"
+	return $rc
+}
+
 rm -f "$stop"
 victim to_srdma0 srdma1 srdma0 &	# requests to srdma0's responder
 victim_a=$!
@@ -61,12 +78,7 @@ ip netns exec peer ibv_ud_pingpong -d srdma1 -g "$gc" -n 100000000 198.18.0.1 \
 	> "$runs/ud.client" 2>&1 &
 ud_client=$!
 
-echo "# wire_fuzz: seed $seed (FUZZ_SEED=$seed replays the random family)"
-# shellcheck disable=SC2086
-check "roce_fuzz.py: every family learned its targets and sent its frames" \
-	python3 "$fuzz" --netns peer --seed "$seed" --ipv6 "$v6_peer,$v6_dev" \
-	--counters /sys/class/infiniband/srdma0/ports/1/hw_counters veth1 $families
-cp "$_out" "$runs/fuzz.out"
+check "roce_fuzz.py: every family learned its targets and sent its frames" fuzz_result
 grep -E '^(# |missing )' "$runs/fuzz.out"
 # a check per counter a family names: what it must have grown by
 grep '^expect ' "$runs/fuzz.out" > "$runs/expect"
