@@ -35,7 +35,7 @@ _report() {	# _report ok|bad DESCRIPTION
 
 # What the kernel log must not hold: tools/vm/verdict fails the run on
 # these too; a check with it names the moment and shows the lines
-alarming='WARNING:|BUG:|Oops|KASAN|UBSAN|general protection|refcount_t:|list_(add|del) corruption|blocked for more than|soft lockup|hard LOCKUP|rcu_.*stall|ODEBUG|unreferenced object|unregister_netdevice: waiting'
+alarming='WARNING:|BUG:|Oops|KASAN|UBSAN|general protection fault[,:]|refcount_t:|list_(add|del) corruption|blocked for more than|soft lockup|hard LOCKUP|rcu_.*stall|ODEBUG|unreferenced object|unregister_netdevice: waiting'
 
 # counter DEVICE NAME [NAMESPACE]: the value of the device's counter NAME;
 # read from sysfs where no namespace is named (an exec of rdma costs a

@@ -44,6 +44,21 @@ cm_listening() {
 	rdma resource show cm_id | grep -Eq "state LISTEN ps $1 .*src-addr [^ ]*:$2( |$)"
 }
 
+# _cm_gone_or_flag PID FILE: the process has exited, or FILE exists
+_cm_gone_or_flag() { ! kill -0 "$1" 2> /dev/null || [ -e "$2" ]; }
+
+# cm_race FILE: perftest's client (FILE: its output) lost the race that
+# perftest -R runs: after the parameters' connection it connects again
+# to the same port, which its server listens on anew (in the UDP port
+# space for -c UD), and a REQ or SIDR REQ that comes first finds no
+# listener: rejected for an invalid service ID (8), or unreachable
+# (SIDR status 1). Debian's perftest then crashes in librdmacm as it
+# retries. The test runs once more (cm_test); a second such end fails.
+cm_race() {
+	grep -Eq 'RDMA_CM_EVENT_(REJECTED; error: 8|UNREACHABLE; error: 1)\.' "$1"
+}
+cm_again=
+
 # server_says REGEX: the current test's server printed REGEX
 server_says() { grep -Eq -- "$1" "$cm_file.server"; }
 
@@ -71,7 +86,7 @@ _cm_side_ok() {
 # host, or when the peer does not come to a barrier, the remaining tests
 # are reported as not run (rc_hung_flag, as rc_test).
 cm_test() {
-	local name=$1 server_re=$2 client_re=$3 pid="" status=none run=1
+	local name=$1 server_re=$2 client_re=$3 pid="" status=none run=1 again
 	cm_file=${name//[^[:alnum:]]/_}
 	while [[ $cm_file == *__* ]]; do cm_file=${cm_file//__/_}; done
 	cm_file=$SRDMA_RESULTS/$cm_file
@@ -92,16 +107,30 @@ cm_test() {
 		[ -n "$pid" ] && kill "$pid" 2> /dev/null
 		run=0
 	fi
+	again=$SRDMA_SHARED/cm$cm_count-again
 	if [ -n "$pid" ]; then
+		# the client may call the test off (cm_race)
+		wait_until "$rc_timeout" _cm_gone_or_flag "$pid" "$again"
+		[ ! -e "$again" ] || kill "$pid" 2> /dev/null
 		wait "$pid"
 		status=$?
 	elif [ $run = 1 ]; then
 		timeout "$rc_timeout" stdbuf -oL "${cm_client[@]}" > "$cm_file.client" 2>&1
 		status=$?
+		[ "$status" = 0 ] || [ -n "$cm_again" ] || ! cm_race "$cm_file.client" ||
+			touch "$again"
 	fi
 	[ "$status" = 124 ] && touch "$rc_hung_flag"
 	# both hosts know whether a tool hung before the next test
 	[ $run = 0 ] || rc_barrier "cm$cm_count-done"
+	if [ $run = 1 ] && [ -e "$again" ]; then
+		echo "# $name: perftest's connection raced its server's listen (cm_race): once more"
+		for f in "$cm_file".client "$cm_file".server; do
+			[ ! -e "$f" ] || mv "$f" "$f.race"
+		done
+		cm_again=1 cm_test "$@"
+		return
+	fi
 	if [ "$SRDMA_ROLE" = b ]; then
 		check "$name: server" _cm_side_ok "$status" "$cm_file.server" "$server_re"
 	else
