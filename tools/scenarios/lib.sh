@@ -392,6 +392,17 @@ rc_barrier() {
 	return 1
 }
 
+# cm_race FILE: perftest's client (FILE: its output) lost the race that
+# perftest -R runs: after the parameters' connection it connects again
+# to the same port, which its server listens on anew (in the UDP port
+# space for -c UD), and a REQ or SIDR REQ that comes first finds no
+# listener: rejected for an invalid service ID (8), or unreachable
+# (SIDR status 1). Debian's perftest then crashes in librdmacm as it
+# retries. The rdma_cm scenarios run such a test once more.
+cm_race() {
+	grep -Eq 'RDMA_CM_EVENT_(REJECTED; error: 8|UNREACHABLE; error: 1)\.' "$1"
+}
+
 # listening_or_gone PID PORT: the server PID listens on TCP PORT, or has
 # exited
 listening_or_gone() {
