@@ -18,7 +18,7 @@ check "$dev: a RoCEv2 GID for $addr" wait_until 10 rocev2_gid_index "$dev" $addr
 # background, then the client; both must exit 0 and print REGEX
 cm_test() {
 	local name=$1 regex=$2 file=$SRDMA_RESULTS/${1//[^[:alnum:]]/_} server=() pid
-	local s_status c_status buffering=() ready args=("$@") f
+	local s_status c_status buffering=() ready args=("$@")
 	shift 2
 	while [ "$1" != -- ]; do server+=("$1"); shift; done
 	shift
@@ -37,8 +37,7 @@ cm_test() {
 	if [ $c_status != 0 ] && [ -z "${cm_again:-}" ] && cm_race "$file.client"; then
 		kill $pid 2> /dev/null
 		wait $pid
-		echo "# $name: perftest's connection raced its server's listen (cm_race): once more"
-		for f in "$file".client "$file".server; do mv "$f" "$f.race"; done
+		cm_race_aside "$name" "$file"
 		cm_again=1 cm_test "${args[@]}"
 		return
 	fi

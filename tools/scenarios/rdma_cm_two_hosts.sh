@@ -115,10 +115,7 @@ cm_test() {
 	# both hosts know whether a tool hung before the next test
 	[ $run = 0 ] || rc_barrier "cm$cm_count-done"
 	if [ $run = 1 ] && [ -e "$again" ]; then
-		echo "# $name: perftest's connection raced its server's listen (cm_race): once more"
-		for f in "$cm_file".client "$cm_file".server; do
-			[ ! -e "$f" ] || mv "$f" "$f.race"
-		done
+		cm_race_aside "$name" "$cm_file"
 		cm_again=1 cm_test "$@"
 		return
 	fi
