@@ -198,7 +198,10 @@ static int sched_init(struct kunit *test)
 		f->qp[i]->mtu_bytes = 4096;
 		srdma_task_setup(f->qp[i]);
 		/* a kick only sets MORE: no engine runs on these */
-		set_bit(SRDMA_TASK_PAUSED, &f->qp[i]->task.flags);
+		set_bit(SRDMA_TASK_PAUSED,
+			&f->qp[i]->task[SRDMA_HALF_SEND].flags);
+		set_bit(SRDMA_TASK_PAUSED,
+			&f->qp[i]->task[SRDMA_HALF_RECV].flags);
 		srdma_qp_rate_init(f->qp[i]);
 	}
 	test->priv = f;
@@ -224,7 +227,7 @@ static enum srdma_send sched_send(struct srdma_qp *qp, u32 bytes)
 	enum srdma_send send;
 
 	local_bh_disable();
-	send = srdma_sched_may_send(qp);
+	send = srdma_sched_may_send(qp, SRDMA_HALF_SEND);
 	local_bh_enable();
 	if (send != SRDMA_SEND_WAIT) {
 		srdma_tbf_charge(&qp->rate.tbf, bytes);
@@ -235,7 +238,8 @@ static enum srdma_send sched_send(struct srdma_qp *qp, u32 bytes)
 
 static bool sched_kicked(struct srdma_qp *qp)
 {
-	return test_and_clear_bit(SRDMA_TASK_MORE, &qp->task.flags);
+	return test_and_clear_bit(SRDMA_TASK_MORE,
+				  &qp->task[SRDMA_HALF_SEND].flags);
 }
 
 /* no rate on the port or its QPs: no rounds, and nobody waits */
@@ -261,7 +265,7 @@ static void sched_unshaped(struct kunit *test)
 	KUNIT_EXPECT_NE(test, sched_send(a, 4096), SRDMA_SEND_WAIT);
 	KUNIT_EXPECT_TRUE(test, a->rate.in_round);
 	local_bh_disable();
-	srdma_sched_idle(a);
+	srdma_sched_idle(a, SRDMA_HALF_SEND);
 	local_bh_enable();
 	/* and off once no QP has one: the QP that goes is not counted */
 	srdma_qp_rate_set_admin(a, 2000, 0);
@@ -286,7 +290,7 @@ static void sched_round_robin(struct kunit *test)
 	for (n = 0; n < 3 * quantum; n++)
 		KUNIT_ASSERT_NE(test, sched_send(a, 4096), SRDMA_SEND_WAIT);
 	local_bh_disable();
-	srdma_sched_idle(a);
+	srdma_sched_idle(a, SRDMA_HALF_SEND);
 	local_bh_enable();
 	KUNIT_EXPECT_EQ(test, f->sdev->rate.nr_active, 0U);
 
@@ -312,10 +316,38 @@ static void sched_round_robin(struct kunit *test)
 
 	/* B has nothing more: A goes on alone */
 	local_bh_disable();
-	srdma_sched_idle(b);
+	srdma_sched_idle(b, SRDMA_HALF_SEND);
 	local_bh_enable();
 	for (n = 0; n < 3 * quantum; n++)
 		KUNIT_ASSERT_NE(test, sched_send(a, 4096), SRDMA_SEND_WAIT);
+	atomic_dec(&f->sdev->rate.nr_rate_qps);
+}
+
+/*
+ * Both halves of a QP's engine send (a requester's data, a responder's read
+ * responses): the QP stays in its round while either does
+ */
+static void sched_halves_share_round(struct kunit *test)
+{
+	struct sched_fixture *f = test->priv;
+	struct srdma_qp *a = f->qp[0];
+
+	/* another QP of the port has a rate: the round-robin is on */
+	atomic_inc(&f->sdev->rate.nr_rate_qps);
+	local_bh_disable();
+	KUNIT_EXPECT_NE(test, srdma_sched_may_send(a, SRDMA_HALF_SEND),
+			SRDMA_SEND_WAIT);
+	KUNIT_EXPECT_NE(test, srdma_sched_may_send(a, SRDMA_HALF_RECV),
+			SRDMA_SEND_WAIT);
+	KUNIT_EXPECT_TRUE(test, a->rate.in_round);
+	/* the responder ran dry: the requester still sends in this round */
+	srdma_sched_idle(a, SRDMA_HALF_RECV);
+	KUNIT_EXPECT_TRUE(test, a->rate.in_round);
+	KUNIT_EXPECT_EQ(test, f->sdev->rate.nr_active, 1U);
+	srdma_sched_idle(a, SRDMA_HALF_SEND);
+	local_bh_enable();
+	KUNIT_EXPECT_FALSE(test, a->rate.in_round);
+	KUNIT_EXPECT_EQ(test, f->sdev->rate.nr_active, 0U);
 	atomic_dec(&f->sdev->rate.nr_rate_qps);
 }
 
@@ -382,6 +414,7 @@ static struct kunit_suite rate_suite = {
 static struct kunit_case sched_cases[] = {
 	KUNIT_CASE(sched_unshaped),
 	KUNIT_CASE(sched_round_robin),
+	KUNIT_CASE(sched_halves_share_round),
 	KUNIT_CASE(sched_token_wait),
 	{}
 };

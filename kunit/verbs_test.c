@@ -1193,15 +1193,77 @@ static void vt_rc_nested_run_keeps_cpu(struct kunit *test)
 	migrate_disable();
 	here = smp_processor_id();
 	other = cpumask_any_but(cpu_online_mask, here);
-	WRITE_ONCE(qb->task.cpu, other);
+	WRITE_ONCE(qb->task[SRDMA_HALF_RECV].cpu, other);
 	/* one packet: the responder runs nested at once, not as bulk */
 	KUNIT_EXPECT_EQ(test, vt_rc_post(&rc, IB_WR_RDMA_WRITE, 1, 1000,
 					 (uintptr_t)rc.dst), 0);
 	migrate_enable();
 	vt_rc_expect(test, &rc, 1, IB_WC_SUCCESS, IB_WC_RDMA_WRITE);
 	KUNIT_EXPECT_EQ(test, memcmp(rc.dst, rc.src, 1000), 0);
-	KUNIT_EXPECT_EQ(test, READ_ONCE(qb->task.cpu), other);
-	KUNIT_EXPECT_EQ(test, READ_ONCE(qa->task.cpu), here);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(qb->task[SRDMA_HALF_RECV].cpu), other);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(qa->task[SRDMA_HALF_SEND].cpu), here);
+	vt_rc_teardown(&rc);
+}
+
+/*
+ * The halves of a QP's engine run apart (srdma_task.c): while its receive
+ * half is held, as when its responder answers the peer on another CPU, the
+ * send half sends a WRITE and takes its ACK.
+ */
+static void vt_rc_halves_run_apart(struct kunit *test)
+{
+	const struct vt_rc_opts o = { .timeout = 14, .retry_cnt = 7,
+				      .rnr_retry = 7 };
+	struct srdma_task *recv;
+	struct vt_rc rc;
+	struct ib_wc wc;
+	bool done;
+
+	vt_rc_setup(test, &rc, &o, &o);
+	recv = &to_srdma_qp(rc.a)->task[SRDMA_HALF_RECV];
+	/* the test is its runner, once a run kicked at setup is done */
+	while (test_and_set_bit_lock(SRDMA_TASK_RUNNING, &recv->flags))
+		usleep_range(100, 200);
+	KUNIT_EXPECT_EQ(test, vt_rc_post(&rc, IB_WR_RDMA_WRITE, 1, 1000,
+					 (uintptr_t)rc.dst), 0);
+	done = vt_wait_wc(rc.cq, &wc);
+	/* let go before any assertion ends the test: destroy waits for it */
+	clear_bit_unlock(SRDMA_TASK_RUNNING, &recv->flags);
+	KUNIT_EXPECT_TRUE_MSG(test, done, "no completion, the receive half held");
+	if (done) {
+		KUNIT_EXPECT_EQ(test, wc.wr_id, 1);
+		KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+		KUNIT_EXPECT_EQ(test, memcmp(rc.dst, rc.src, 1000), 0);
+	}
+	vt_rc_teardown(&rc);
+}
+
+/*
+ * An ACK between two QPs of one device is handed to the completer without
+ * a packet (srdma_recv_local_ack()): one per WRITE that asks for one, and
+ * the WRITE completes by it.
+ */
+static void vt_rc_local_ack_no_packet(struct kunit *test)
+{
+	const struct vt_rc_opts o = { .timeout = 14, .retry_cnt = 7,
+				      .rnr_retry = 7 };
+	struct srdma_dev *sdev;
+	u64 acks, sent;
+	struct vt_rc rc;
+
+	vt_rc_setup(test, &rc, &o, &o);
+	sdev = to_srdma_dev(rc.a->device);
+	acks = srdma_counter_read(sdev, SRDMA_CNT_LOCAL_ACKS);
+	sent = srdma_counter_read(sdev, SRDMA_CNT_SENT_PKTS);
+	KUNIT_EXPECT_EQ(test, vt_rc_post(&rc, IB_WR_RDMA_WRITE, 1, 1000,
+					 (uintptr_t)rc.dst), 0);
+	vt_rc_expect(test, &rc, 1, IB_WC_SUCCESS, IB_WC_RDMA_WRITE);
+	KUNIT_EXPECT_EQ(test, memcmp(rc.dst, rc.src, 1000), 0);
+	KUNIT_EXPECT_EQ(test, srdma_counter_read(sdev, SRDMA_CNT_LOCAL_ACKS) -
+			acks, 1);
+	/* the WRITE's one packet, and no ACK packet */
+	KUNIT_EXPECT_EQ(test, srdma_counter_read(sdev, SRDMA_CNT_SENT_PKTS) -
+			sent, 1);
 	vt_rc_teardown(&rc);
 }
 
@@ -2033,6 +2095,8 @@ static struct kunit_case vt_cases[] = {
 	KUNIT_CASE(vt_srq_posts_resizes_and_limits),
 	KUNIT_CASE(vt_rc_moves_data),
 	KUNIT_CASE(vt_rc_nested_run_keeps_cpu),
+	KUNIT_CASE(vt_rc_halves_run_apart),
+	KUNIT_CASE(vt_rc_local_ack_no_packet),
 	KUNIT_CASE(vt_rc_idle_qp_keeps_one_copy),
 	KUNIT_CASE(vt_rc_remote_access_error),
 	KUNIT_CASE(vt_rc_flush),

@@ -61,6 +61,7 @@ enum srdma_counter {
 	SRDMA_CNT_ODP_FAULTS,
 	SRDMA_CNT_ENGINE_RUNS_INLINE,
 	SRDMA_CNT_ENGINE_WORK_ITEMS,
+	SRDMA_CNT_LOCAL_ACKS,
 	SRDMA_NUM_COUNTERS
 };
 
@@ -298,12 +299,25 @@ static inline struct srdma_ah *to_srdma_ah(struct ib_ah *ibah)
 	return container_of(ibah, struct srdma_ah, ibah);
 }
 
-/* the per-QP engine: requester, completer and responder, one at a time */
+/*
+ * The two halves of a QP's engine, each run by its own task: work of one
+ * never waits for the other's, and they may run on two CPUs at once.
+ */
+enum srdma_half {
+	SRDMA_HALF_SEND,	/* completer, then requester: the send queue */
+	SRDMA_HALF_RECV,	/* responder: requests, datagrams, frames */
+	SRDMA_HALVES,
+};
+
+/* a task runs its half of the engine, one runner at a time */
 enum srdma_task_bits {
-	SRDMA_TASK_RUNNING,	/* someone runs the engine */
+	SRDMA_TASK_RUNNING,	/* someone runs the half */
 	SRDMA_TASK_MORE,	/* work arrived since the runner last looked */
 	SRDMA_TASK_PAUSED,	/* modify to RESET or destroy: do nothing */
 };
+
+/* srdma_qp.local_ack holds an ACK (a PSN has 24 bits) */
+#define SRDMA_LOCAL_ACK		BIT(31)
 
 /* what timers ask the engine to do (srdma_qp.events) */
 enum srdma_qp_event_bits {
@@ -312,20 +326,23 @@ enum srdma_qp_event_bits {
 };
 
 /**
- * struct srdma_task - runs a QP's engine inline or from a work item
+ * struct srdma_task - runs one half of a QP's engine inline or from a work
+ * item
  * @flags: enum srdma_task_bits
  * @work: continues a turn that used up its budget, or one that could not
  *        run where it was asked for (interrupts disabled)
+ * @half: enum srdma_half: which of the QP's tasks this is
  */
 struct srdma_task {
 	unsigned long flags;
 	struct work_struct work;
-	/* where the engine's work item runs: its packets wait in its queues */
+	/* where the half's work item runs: its packets wait in its queues */
 	int cpu;
 	/* the CPU of the run under way, nested or not (its owner) */
 	int run_cpu;
 	/* when it stopped, an RC QP's packets were not all acknowledged */
 	bool unacked;
+	u8 half;
 };
 
 enum srdma_swqe_state {
@@ -522,13 +539,16 @@ struct srdma_resp {
  * @sqd_notify: raise IB_EVENT_SQ_DRAINED when the SQ drains, under @sq.lock
  * @refs: held by the QP table and by each receiver that looked it up
  * @released: completed when @refs drops to zero
- * @task: runs the engine below
+ * @task: runs each half of the engine below
  * @events: enum srdma_qp_event_bits, set by the timers
  * @resp_pkts: requests for the responder
  * @comp_pkts: responses for the completer
  * @resp_ahead: requests that came before their turn, in PSN order
  * @comp_ahead: read responses and atomic ACKs that did, the same
- * @route: the route of @av
+ * @local_ack: an ACK from the responder of a QP of this device, handed
+ *	       over without a packet (srdma_recv_local_ack()): its PSN with
+ *	       SRDMA_LOCAL_ACK set, or 0; the completer takes it
+ * @route: the route of @av, one kept by each half
  * @src_port: UDP source port of its packets
  * @mtu_bytes: payload bytes per packet, from path_mtu
  * @swqes: srdma's copies of the send WQEs under way, the one of SQ index i
@@ -545,13 +565,15 @@ struct srdma_resp {
  * @xmit_timer: retries a transmit the netdev refused
  * @xmit_retry_ns: the delay of its next retry: doubles while the netdev
  *                 refuses, up to SRDMA_XMIT_RETRY_MAX_NS, and starts again
- *                 from SRDMA_XMIT_RETRY_NS once a packet goes out
+ *                 from SRDMA_XMIT_RETRY_NS once a packet goes out (under
+ *                 @rate.xmit_lock)
  * @sqd_pending: in SQD, IB_EVENT_SQ_DRAINED not raised yet
  * @rate: its token bucket and place in the port's round-robin
  * @raw_node: a RAW_PACKET QP's entry in the device's raw_qps
  *
- * The engine's state (@req, @comp, @resp, @swqes) is touched only by the
- * one running the task, and by modify_qp and destroy with the task paused.
+ * The engine's state is touched only by the one running its half's task
+ * (@req, @comp, @swqes: the send half; @resp: the receive half), and by
+ * modify_qp and destroy with both tasks paused.
  */
 /**
  * struct srdma_odp - what the data path may use of an ODP MR's memory
@@ -596,13 +618,14 @@ struct srdma_qp {
 
 	refcount_t refs;
 	struct completion released;
-	struct srdma_task task;
+	struct srdma_task task[SRDMA_HALVES];
 	unsigned long events;
 	struct sk_buff_head resp_pkts;
 	struct sk_buff_head comp_pkts;
 	struct sk_buff_head resp_ahead;
 	struct sk_buff_head comp_ahead;
-	struct srdma_route route;
+	atomic_t local_ack;
+	struct srdma_route route[SRDMA_HALVES];
 	u16 src_port;
 	u32 mtu_bytes;
 
@@ -922,8 +945,10 @@ void srdma_mcast_exit(struct srdma_dev *sdev);
 int srdma_task_init(void);
 void srdma_task_exit(void);
 void srdma_task_setup(struct srdma_qp *qp);
-void srdma_task_kick(struct srdma_qp *qp);
-void srdma_task_kick_later(struct srdma_qp *qp);
+void srdma_task_kick(struct srdma_qp *qp, enum srdma_half half);
+void srdma_task_kick_later(struct srdma_qp *qp, enum srdma_half half);
+void srdma_task_kick_both(struct srdma_qp *qp);
+void srdma_task_kick_both_later(struct srdma_qp *qp);
 void srdma_task_pause(struct srdma_qp *qp);
 void srdma_task_resume(struct srdma_qp *qp);
 void srdma_task_drop_queued(struct srdma_qp *qp, struct sk_buff_head *queue,

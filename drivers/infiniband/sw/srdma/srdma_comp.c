@@ -448,6 +448,24 @@ static bool srdma_comp_pkt(struct srdma_qp *qp, struct sk_buff *skb)
 	return again;
 }
 
+/*
+ * The ACK a responder of this device handed over without a packet
+ * (srdma_recv_local_ack()), taken as the ACK packet would be; true if
+ * there was one
+ */
+static bool srdma_comp_local_ack(struct srdma_qp *qp)
+{
+	u32 psn = qp->comp.psn, ack;
+
+	if (!atomic_read(&qp->local_ack))
+		return false;
+	ack = atomic_xchg(&qp->local_ack, 0);
+	srdma_comp_ack(qp, ack & SRDMA_PSN_MASK);
+	if (qp->comp.psn == psn && qp->comp.deadline_ns)
+		srdma_comp_restart_timer(qp);
+	return true;
+}
+
 /**
  * srdma_comp_run() - handle what came back, up to a batch, and complete
  * @qp: the QP
@@ -460,14 +478,17 @@ unsigned int srdma_comp_run(struct srdma_qp *qp)
 	unsigned int done = 0;
 	struct sk_buff *skb;
 
-	srdma_engine_assert_owned(qp);
+	srdma_engine_assert_owned(qp, SRDMA_HALF_SEND);
 	if (state != IB_QPS_RTS && state != IB_QPS_SQD && state != IB_QPS_SQE) {
 		srdma_task_drop_queued(qp, &qp->comp_pkts, &qp->comp_ahead);
+		atomic_set(&qp->local_ack, 0);
 		return 0;
 	}
 	/* after a pause (modify_qp), which stops the timers */
 	if (!qp->comp.deadline_ns && srdma_comp_outstanding(qp))
 		srdma_comp_restart_timer(qp);
+	/* before the packets: it came before any of them was queued */
+	done += srdma_comp_local_ack(qp);
 	while (done < SRDMA_ENGINE_BATCH &&
 	       (skb = srdma_reorder_dequeue(qp, &qp->comp_ahead, qp->comp.psn,
 					    &qp->comp_pkts))) {

@@ -12,17 +12,19 @@
 #include "srdma.h"
 
 /**
- * srdma_engine_assert_owned() - the caller runs @qp's engine, or the engine
- * is paused (modify_qp, destroy)
+ * srdma_engine_assert_owned() - the caller runs @half of @qp's engine, or
+ * that half is paused (modify_qp, destroy)
  * @qp: the QP
+ * @half: enum srdma_half
  *
- * The engine's state has no lock: it belongs to whoever holds
+ * A half's state has no lock: it belongs to whoever holds its task's
  * SRDMA_TASK_RUNNING, on the CPU its run wrote to the task, with bottom
  * halves off (srdma_task.c). Checked where lockdep checks locks.
  */
-static inline void srdma_engine_assert_owned(struct srdma_qp *qp)
+static inline void srdma_engine_assert_owned(struct srdma_qp *qp,
+					     enum srdma_half half)
 {
-	const struct srdma_task *t = &qp->task;
+	const struct srdma_task *t = &qp->task[half];
 
 	if (!IS_ENABLED(CONFIG_PROVE_LOCKING))
 		return;
@@ -255,8 +257,10 @@ enum srdma_send {
 	SRDMA_SEND_LAST,	/* this one, then a wait: it should ask for an ACK */
 };
 
-enum srdma_send srdma_sched_may_send(struct srdma_qp *qp);
-int srdma_qp_xmit(struct srdma_qp *qp, struct sk_buff *skb);
+enum srdma_send srdma_sched_may_send(struct srdma_qp *qp,
+				     enum srdma_half half);
+int srdma_qp_xmit(struct srdma_qp *qp, enum srdma_half half,
+		  struct sk_buff *skb);
 int srdma_qp_xmit_to(struct srdma_qp *qp, const struct srdma_av *av,
 		     struct srdma_route *route, struct sk_buff *skb);
 void srdma_qp_charge(struct srdma_qp *qp, u32 bytes);
@@ -268,7 +272,7 @@ static inline bool srdma_qp_xmit_waiting(struct srdma_qp *qp)
 	return hrtimer_is_queued(&qp->xmit_timer);
 }
 
-void srdma_sched_idle(struct srdma_qp *qp);
+void srdma_sched_idle(struct srdma_qp *qp, enum srdma_half half);
 void srdma_sched_leave(struct srdma_qp *qp);
 
 /* srdma_timer.c */
@@ -289,6 +293,7 @@ bool srdma_pkt_paged_ok(struct srdma_dev *sdev, const struct srdma_av *av,
 			u32 bytes);
 int srdma_xmit(struct srdma_dev *sdev, const struct srdma_av *av,
 	       struct srdma_route *route, u16 src_port, struct sk_buff *skb);
+bool srdma_av_is_local(struct srdma_dev *sdev, const struct srdma_av *av);
 #if IS_ENABLED(CONFIG_KUNIT)
 int srdma_xmit_verdict(int err);
 #endif
@@ -304,6 +309,8 @@ static inline bool srdma_xmit_busy(int err)
 
 /* srdma_recv.c */
 int srdma_recv(struct srdma_dev *sdev, struct sk_buff *skb, bool trusted);
+bool srdma_recv_local_ack(struct srdma_dev *sdev, struct srdma_qp *from,
+			  u32 psn);
 #if IS_ENABLED(CONFIG_KUNIT)
 bool srdma_pkt_parse(struct sk_buff *skb);
 #endif

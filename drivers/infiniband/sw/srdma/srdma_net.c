@@ -316,7 +316,13 @@ int srdma_pkt_end_paged(struct srdma_dev *sdev, struct sk_buff *skb)
  * ib_core resolved to the netdev's own MAC): such packets go straight to
  * the receive path, as the peer's would.
  */
-static bool srdma_av_is_local(struct srdma_dev *sdev, const struct srdma_av *av)
+/**
+ * srdma_av_is_local() - whether @av leads to this device itself: its packets
+ * are handed to its receive path, not to the netdev
+ * @sdev: the device that sends
+ * @av: the path
+ */
+bool srdma_av_is_local(struct srdma_dev *sdev, const struct srdma_av *av)
 {
 	return !memcmp(&av->dgid, &av->sgid, sizeof(av->dgid)) ||
 	       ether_addr_equal(av->dmac, sdev->ndev->dev_addr);

@@ -287,7 +287,8 @@ static void srdma_odp_fault_work(struct work_struct *work)
 	srdma_mr_put(f->mr);
 	f->mr = NULL;
 	clear_bit_unlock(0, &f->pending);
-	srdma_task_kick(qp);
+	/* either half may wait for it: the one whose range failed first */
+	srdma_task_kick_both(qp);
 }
 
 void srdma_odp_init_qp(struct srdma_qp *qp)

@@ -177,7 +177,8 @@ static void srdma_qp_free_engine(struct srdma_qp *qp)
 	srdma_task_drop_queued(qp, &qp->resp_pkts, &qp->resp_ahead);
 	srdma_task_drop_queued(qp, &qp->comp_pkts, &qp->comp_ahead);
 	srdma_resp_release(qp);
-	srdma_route_forget(&qp->route);
+	srdma_route_forget(&qp->route[SRDMA_HALF_SEND]);
+	srdma_route_forget(&qp->route[SRDMA_HALF_RECV]);
 	kfree(qp->resp.res);
 	kfree(qp->resp.rwqe);
 	srdma_swqes_free(qp);
@@ -270,7 +271,8 @@ int srdma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	wait_for_completion(&qp->released);
 	srdma_task_pause(qp);
 	srdma_odp_cleanup_qp(qp);
-	cancel_work_sync(&qp->task.work);
+	cancel_work_sync(&qp->task[SRDMA_HALF_SEND].work);
+	cancel_work_sync(&qp->task[SRDMA_HALF_RECV].work);
 	srdma_qp_rate_fini(qp);
 	srdma_qp_free_engine(qp);
 	srdma_qp_free_queues(qp);
@@ -461,6 +463,7 @@ static void srdma_qp_reset(struct srdma_qp *qp)
 	/* the engine is paused: start it afresh */
 	srdma_task_drop_queued(qp, &qp->resp_pkts, &qp->resp_ahead);
 	srdma_task_drop_queued(qp, &qp->comp_pkts, &qp->comp_ahead);
+	atomic_set(&qp->local_ack, 0);
 	srdma_resp_release(qp);
 	srdma_swqes_release(qp);
 	memset(&qp->req, 0, sizeof(qp->req));
@@ -478,8 +481,10 @@ static void srdma_qp_reset(struct srdma_qp *qp)
 static void srdma_qp_engine_attrs(struct srdma_qp *qp, u32 mask,
 				  enum ib_qp_state cur, enum ib_qp_state next)
 {
-	if (mask & IB_QP_AV)
-		srdma_route_forget(&qp->route);
+	if (mask & IB_QP_AV) {
+		srdma_route_forget(&qp->route[SRDMA_HALF_SEND]);
+		srdma_route_forget(&qp->route[SRDMA_HALF_RECV]);
+	}
 	if (mask & IB_QP_PATH_MTU)
 		qp->mtu_bytes = ib_mtu_enum_to_int(qp->attr.path_mtu);
 	if (mask & IB_QP_RQ_PSN)

@@ -63,9 +63,13 @@ struct srdma_rate_cfg {
  * @lock: guards @cfg and @gen against the QP's engine
  * @cfg: the sources of its rate
  * @gen: bumped at each change of @cfg
+ * @xmit_lock: guards what both halves of the engine change as they send:
+ *	the fields below but the port's, and the QP's xmit_retry_ns
  * @applied_gen: the @gen (plus the port's) the engine's @tbf follows
  * @source: enum srdma_rate_source of the rate in @tbf
- * @tbf: the bucket; the engine's alone
+ * @sending: the halves that sent data in a round since they last ran
+ *	dry: the QP leaves the round only once none does
+ * @tbf: the bucket
  * @timer: kicks the engine when the tokens are back
  * @throttled_since: when it started to wait for tokens; 0: not waiting
  * @counted: @cfg sets a rate, counted in the port's @nr_rate_qps; under @lock
@@ -73,7 +77,7 @@ struct srdma_rate_cfg {
  *	read by the engine without it (only the engine clears it)
  * @deficit: bytes it may still send this round; the engine's while
  *	@in_round, else under the port's lock
- * @uncharged: bytes sent and not yet taken from @deficit; the engine's
+ * @uncharged: bytes sent and not yet taken from @deficit
  * @wait_node: on the port's waiting list, under the port's lock
  * @throttle_events: times it had to wait for tokens
  * @throttled_ns: time it waited for tokens
@@ -85,8 +89,10 @@ struct srdma_qp_rate {
 	u32 gen;
 	bool counted;
 
+	spinlock_t xmit_lock;	/* the rest, and the QP's xmit_retry_ns */
 	u32 applied_gen;
 	u8 source;
+	u8 sending;		/* BIT(enum srdma_half) of halves in a round */
 	struct srdma_tbf tbf;
 	struct hrtimer timer;
 	u64 throttled_since;

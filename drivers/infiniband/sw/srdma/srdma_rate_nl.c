@@ -282,7 +282,7 @@ static void srdma_nl_kick_all(struct srdma_dev *sdev)
 	xa_for_each(&sdev->qp_xa, index, qp) {
 		if (!refcount_inc_not_zero(&qp->refs))
 			continue;
-		srdma_task_kick_later(qp);
+		srdma_task_kick_both_later(qp);
 		srdma_qp_put(qp);
 	}
 	rcu_read_unlock();

@@ -79,7 +79,7 @@ bool srdma_raw_req_step(struct srdma_qp *qp, struct srdma_swqe *swqe)
 	struct sk_buff *skb;
 	u32 bytes;
 
-	if (srdma_sched_may_send(qp) == SRDMA_SEND_WAIT)
+	if (srdma_sched_may_send(qp, SRDMA_HALF_SEND) == SRDMA_SEND_WAIT)
 		return false;
 	skb = srdma_raw_frame(qp, swqe, &status);
 	if (!skb) {

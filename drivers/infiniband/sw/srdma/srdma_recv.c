@@ -112,6 +112,45 @@ static enum srdma_counter srdma_recv_check(struct srdma_qp *qp,
 }
 
 /**
+ * srdma_recv_local_ack() - an ACK from a responder to a QP of the same
+ * device, handed to that QP's completer without a packet
+ * @sdev: the device of both
+ * @from: the responder's QP, its receive half running; its path leads to
+ *	  @sdev itself (srdma_av_is_local())
+ * @psn: the newest PSN acknowledged
+ *
+ * Only while no response of @from waits in the peer's queue: the completer
+ * takes this ACK before the packets queued after it, so it never passes a
+ * read response sent before it. A newer ACK replaces one not taken yet:
+ * an ACK covers every PSN before its own.
+ *
+ * Return: true if handed over; false if it must go as a packet.
+ */
+bool srdma_recv_local_ack(struct srdma_dev *sdev, struct srdma_qp *from,
+			  u32 psn)
+{
+	struct srdma_qp *qp = srdma_qp_get(sdev, from->attr.dest_qp_num);
+	enum ib_qp_state state;
+	bool taken = false;
+
+	if (!qp)
+		return false;
+	state = READ_ONCE(qp->state);
+	/* the checks srdma_recv() makes of a packet from @from */
+	if (qp->ibqp.qp_type == IB_QPT_RC &&
+	    !memcmp(&from->av.sgid, &qp->av.dgid, sizeof(qp->av.dgid)) &&
+	    state >= IB_QPS_RTR && state != IB_QPS_ERR &&
+	    skb_queue_empty_lockless(&qp->comp_pkts)) {
+		atomic_set(&qp->local_ack, psn | SRDMA_LOCAL_ACK);
+		srdma_count(sdev, SRDMA_CNT_LOCAL_ACKS);
+		srdma_task_kick(qp, SRDMA_HALF_SEND);
+		taken = true;
+	}
+	srdma_qp_put(qp);
+	return taken;
+}
+
+/**
  * srdma_recv() - take a received packet
  * @sdev: the device it came to
  * @skb: the packet, skb->data at the BTH, network header set; consumed

@@ -499,7 +499,7 @@ static int srdma_req_send_pkt(struct srdma_qp *qp, struct srdma_swqe *swqe,
 		qp->req.noack_pkts = 0;
 	srdma_bth_init(bth, opcode, se, srdma_pad_bytes(payload),
 		       qp->attr.dest_qp_num, ackreq, psn);
-	err = srdma_qp_xmit(qp, skb);
+	err = srdma_qp_xmit(qp, SRDMA_HALF_SEND, skb);
 	/* a full queue is waited on, by UC too */
 	if (err == -ENOBUFS)
 		return err;
@@ -589,7 +589,7 @@ static bool srdma_req_rc_step(struct srdma_qp *qp, struct srdma_swqe *swqe)
 	 */
 	if (srdma_qp_xmit_waiting(qp))
 		return false;
-	send = srdma_sched_may_send(qp);
+	send = srdma_sched_may_send(qp, SRDMA_HALF_SEND);
 	if (send == SRDMA_SEND_WAIT)
 		return false;
 
@@ -669,7 +669,7 @@ unsigned int srdma_req_run(struct srdma_qp *qp)
 	unsigned int done = 0;
 	bool fetched;
 
-	srdma_engine_assert_owned(qp);
+	srdma_engine_assert_owned(qp, SRDMA_HALF_SEND);
 	if (state != IB_QPS_RTS && state != IB_QPS_SQD)
 		return 0;
 	switch (qp->ibqp.qp_type) {

@@ -48,6 +48,9 @@ static int srdma_resp_send_ack(struct srdma_qp *qp, enum srdma_aeth_type type,
 	struct srdma_aeth *aeth;
 	struct sk_buff *skb;
 
+	if (type == SRDMA_AETH_ACK && srdma_av_is_local(sdev, &qp->av) &&
+	    srdma_recv_local_ack(sdev, qp, psn))
+		return 0;
 	skb = srdma_pkt_alloc(sdev, IB_OPCODE_RC_ACKNOWLEDGE, 0, &bth);
 	if (!skb)
 		return -ENOMEM;
@@ -55,7 +58,7 @@ static int srdma_resp_send_ack(struct srdma_qp *qp, enum srdma_aeth_type type,
 	aeth->smsn = srdma_aeth_make(type, value, qp->resp.msn);
 	srdma_bth_init(bth, IB_OPCODE_RC_ACKNOWLEDGE, false, 0,
 		       qp->attr.dest_qp_num, false, psn);
-	return srdma_qp_xmit(qp, skb);
+	return srdma_qp_xmit(qp, SRDMA_HALF_RECV, skb);
 }
 
 static void srdma_resp_send_atomic_ack(struct srdma_qp *qp, u32 psn, u64 orig)
@@ -77,7 +80,7 @@ static void srdma_resp_send_atomic_ack(struct srdma_qp *qp, u32 psn, u64 orig)
 	atmack->orig = cpu_to_be64(orig);
 	srdma_bth_init(bth, IB_OPCODE_RC_ATOMIC_ACKNOWLEDGE, false, 0,
 		       qp->attr.dest_qp_num, false, psn);
-	srdma_qp_xmit(qp, skb);
+	srdma_qp_xmit(qp, SRDMA_HALF_RECV, skb);
 }
 
 /* the coalesced ACK of the newest PSN executed */
@@ -179,7 +182,8 @@ static unsigned int srdma_resp_send_read(struct srdma_qp *qp)
 
 	while (resp->read) {
 		if (sent == SRDMA_ENGINE_BATCH ||
-		    srdma_sched_may_send(qp) == SRDMA_SEND_WAIT) {
+		    srdma_sched_may_send(qp, SRDMA_HALF_RECV) ==
+		    SRDMA_SEND_WAIT) {
 			refused = false;	/* the engine comes back */
 			break;
 		}
@@ -235,7 +239,7 @@ static unsigned int srdma_resp_send_read(struct srdma_qp *qp)
 		}
 		srdma_bth_init(bth, opcode, false, srdma_pad_bytes(n),
 			       qp->attr.dest_qp_num, false, resp->read_psn);
-		if (srdma_qp_xmit(qp, skb))
+		if (srdma_qp_xmit(qp, SRDMA_HALF_RECV, skb))
 			break;
 		resp->read_psn = srdma_psn_add(resp->read_psn, 1);
 		resp->read_va += n;
@@ -857,7 +861,7 @@ unsigned int srdma_resp_run(struct srdma_qp *qp)
 	unsigned int done = 0;
 	struct sk_buff *skb;
 
-	srdma_engine_assert_owned(qp);
+	srdma_engine_assert_owned(qp, SRDMA_HALF_RECV);
 	if (state < IB_QPS_RTR || state == IB_QPS_ERR) {
 		srdma_task_drop_queued(qp, &qp->resp_pkts, &qp->resp_ahead);
 		if (state == IB_QPS_ERR)

@@ -22,6 +22,13 @@
  * set on the port or any of its QPs there are no rounds at all: fairness
  * between unlimited QPs is then their engines' CPU time, as between
  * sockets without a qdisc.
+ *
+ * Both halves of a QP's engine send (the requester its requests, the
+ * responder its ACKs and read responses): what they change as they send
+ * (the bucket, the deficit, the retry of a refused transmit) is under the
+ * QP's xmit_lock, a lock of that QP alone, held for a few instructions.
+ * The QP is in a round while either half sends data, and leaves it when
+ * both have run dry.
  */
 #include <kunit/visibility.h>
 #include <linux/ethtool.h>
@@ -65,7 +72,8 @@ static void srdma_sched_new_round(struct srdma_port_rate *port)
 		smp_store_release(&r->in_round, true);
 		port->nr_active++;
 		/* not inline: that engine would take this lock again */
-		srdma_task_kick_later(container_of(r, struct srdma_qp, rate));
+		srdma_task_kick_both_later(container_of(r, struct srdma_qp,
+							rate));
 	}
 }
 
@@ -133,15 +141,8 @@ static void srdma_sched_throttle(struct srdma_qp *qp,
 		      HRTIMER_MODE_ABS_PINNED_HARD);
 }
 
-/**
- * srdma_sched_may_send() - may the QP send a packet with data now?
- * @qp: the QP, its engine running
- *
- * Return: SRDMA_SEND_WAIT if not (its engine is kicked when it may),
- * SRDMA_SEND_LAST if it may but will then wait: that packet should ask for
- * an ACK, or SRDMA_SEND_OK.
- */
-enum srdma_send srdma_sched_may_send(struct srdma_qp *qp)
+/* srdma_sched_may_send() under the QP's xmit_lock */
+static enum srdma_send srdma_sched_may_send_locked(struct srdma_qp *qp)
 {
 	struct srdma_dev *sdev = to_srdma_dev(qp->ibqp.device);
 	struct srdma_port_rate *port = &sdev->rate;
@@ -152,7 +153,7 @@ enum srdma_send srdma_sched_may_send(struct srdma_qp *qp)
 	u64 now = 0, wait;
 	s64 frame;
 
-	srdma_engine_assert_owned(qp);
+	lockdep_assert_held(&r->xmit_lock);
 	/*
 	 * Kicked before its timer (by an ACK, say): it waits on for the half
 	 * burst, or it would send a frame per kick. A new rate looks again.
@@ -227,19 +228,46 @@ tokens:
 		ret = SRDMA_SEND_LAST;
 	return ret;
 }
+
+/**
+ * srdma_sched_may_send() - may the QP send a packet with data now?
+ * @qp: the QP
+ * @half: enum srdma_half: the half of its engine that asks, running
+ *
+ * Return: SRDMA_SEND_WAIT if not (its engine is kicked when it may),
+ * SRDMA_SEND_LAST if it may but will then wait: that packet should ask for
+ * an ACK, or SRDMA_SEND_OK.
+ */
+enum srdma_send srdma_sched_may_send(struct srdma_qp *qp,
+				     enum srdma_half half)
+{
+	struct srdma_qp_rate *r = &qp->rate;
+	enum srdma_send ret;
+
+	srdma_engine_assert_owned(qp, half);
+	spin_lock(&r->xmit_lock);
+	ret = srdma_sched_may_send_locked(qp);
+	if (ret != SRDMA_SEND_WAIT && r->in_round)
+		r->sending |= BIT(half);
+	spin_unlock(&r->xmit_lock);
+	return ret;
+}
 EXPORT_SYMBOL_IF_KUNIT(srdma_sched_may_send);
 
 /**
  * srdma_qp_xmit() - send a packet of the QP and charge it
- * @qp: the QP, its engine running
+ * @qp: the QP
+ * @half: enum srdma_half: the half of its engine that sends, running; the
+ *	  route it keeps is used
  * @skb: from srdma_pkt_alloc(), filled; consumed
  *
  * Return: as srdma_xmit().
  */
-int srdma_qp_xmit(struct srdma_qp *qp, struct sk_buff *skb)
+int srdma_qp_xmit(struct srdma_qp *qp, enum srdma_half half,
+		  struct sk_buff *skb)
 {
-	srdma_engine_assert_owned(qp);
-	return srdma_qp_xmit_to(qp, &qp->av, &qp->route, skb);
+	srdma_engine_assert_owned(qp, half);
+	return srdma_qp_xmit_to(qp, &qp->av, &qp->route[half], skb);
 }
 
 /**
@@ -268,54 +296,64 @@ int srdma_qp_xmit_to(struct srdma_qp *qp, const struct srdma_av *av,
 }
 
 /**
- * srdma_qp_xmit_refused() - the netdev refused a packet of @qp: its engine
- * runs again after a delay that backs off while refusals go on (a link
- * down, a route gone), so that they cost little
- * @qp: the QP, its engine running
+ * srdma_qp_xmit_refused() - the netdev refused a packet of @qp: both halves
+ * of its engine run again after a delay that backs off while refusals go
+ * on (a link down, a route gone), so that they cost little
+ * @qp: the QP, a half of its engine running
  */
 void srdma_qp_xmit_refused(struct srdma_qp *qp)
 {
-	srdma_engine_assert_owned(qp);
+	spin_lock(&qp->rate.xmit_lock);
 	/* not hrtimer_active(): its callback may be what runs the engine */
-	if (hrtimer_is_queued(&qp->xmit_timer))
-		return;
-	srdma_timer_arm(&qp->xmit_timer, qp->xmit_retry_ns);
-	qp->xmit_retry_ns = min_t(u64, 2 * qp->xmit_retry_ns,
-				  SRDMA_XMIT_RETRY_MAX_NS);
+	if (!hrtimer_is_queued(&qp->xmit_timer)) {
+		srdma_timer_arm(&qp->xmit_timer, qp->xmit_retry_ns);
+		qp->xmit_retry_ns = min_t(u64, 2 * qp->xmit_retry_ns,
+					  SRDMA_XMIT_RETRY_MAX_NS);
+	}
+	spin_unlock(&qp->rate.xmit_lock);
 }
 
 /**
  * srdma_qp_charge() - a QP sent a frame of @bytes: its bucket pays
- * @qp: the QP, its engine running
+ * @qp: the QP, a half of its engine running
  * @bytes: the Ethernet frame's bytes
  */
 void srdma_qp_charge(struct srdma_qp *qp, u32 bytes)
 {
 	struct srdma_qp_rate *r = &qp->rate;
 
-	srdma_engine_assert_owned(qp);
+	spin_lock(&r->xmit_lock);
 	qp->xmit_retry_ns = SRDMA_XMIT_RETRY_NS;
 	srdma_tbf_charge(&r->tbf, bytes);
 	WRITE_ONCE(r->tx_bytes, r->tx_bytes + bytes);
 	/* the deficit is the port lock's: srdma_sched_may_send() takes it */
 	r->uncharged += bytes;
+	spin_unlock(&r->xmit_lock);
 }
 
 /**
- * srdma_sched_idle() - the QP's engine has nothing more to send for now
- * @qp: the QP, its engine running
+ * srdma_sched_idle() - a half of the QP's engine has nothing more to send
+ * for now: the QP leaves its round once neither half has
+ * @qp: the QP
+ * @half: enum srdma_half: that half, running
  */
-void srdma_sched_idle(struct srdma_qp *qp)
+void srdma_sched_idle(struct srdma_qp *qp, enum srdma_half half)
 {
 	struct srdma_port_rate *port = &to_srdma_dev(qp->ibqp.device)->rate;
+	struct srdma_qp_rate *r = &qp->rate;
 
-	srdma_engine_assert_owned(qp);
-	/* only a new round sets it behind our back, and then kicks us */
-	if (!READ_ONCE(qp->rate.in_round))
+	srdma_engine_assert_owned(qp, half);
+	/* only a new round sets in_round behind our back, and then kicks us */
+	if (!(READ_ONCE(r->sending) & BIT(half)) && !READ_ONCE(r->in_round))
 		return;
-	spin_lock(&port->lock);
-	srdma_sched_leave_round(port, &qp->rate);
-	spin_unlock(&port->lock);
+	spin_lock(&r->xmit_lock);
+	r->sending &= ~BIT(half);
+	if (!r->sending && READ_ONCE(r->in_round)) {
+		spin_lock(&port->lock);
+		srdma_sched_leave_round(port, r);
+		spin_unlock(&port->lock);
+	}
+	spin_unlock(&r->xmit_lock);
 }
 EXPORT_SYMBOL_IF_KUNIT(srdma_sched_idle);
 
@@ -328,10 +366,13 @@ void srdma_sched_leave(struct srdma_qp *qp)
 {
 	struct srdma_port_rate *port = &to_srdma_dev(qp->ibqp.device)->rate;
 
-	spin_lock_bh(&port->lock);
+	spin_lock_bh(&qp->rate.xmit_lock);
+	qp->rate.sending = 0;
+	spin_lock(&port->lock);
 	srdma_sched_leave_round(port, &qp->rate);
 	list_del_init(&qp->rate.wait_node);
-	spin_unlock_bh(&port->lock);
+	spin_unlock(&port->lock);
+	spin_unlock_bh(&qp->rate.xmit_lock);
 }
 EXPORT_SYMBOL_IF_KUNIT(srdma_sched_leave);
 
@@ -374,7 +415,7 @@ EXPORT_SYMBOL_IF_KUNIT(srdma_port_rate_init);
 
 static enum hrtimer_restart srdma_sched_timer_expired(struct hrtimer *timer)
 {
-	srdma_task_kick(container_of(timer, struct srdma_qp, rate.timer));
+	srdma_task_kick_both(container_of(timer, struct srdma_qp, rate.timer));
 	return HRTIMER_NORESTART;
 }
 
@@ -384,6 +425,7 @@ void srdma_qp_rate_init(struct srdma_qp *qp)
 
 	memset(r, 0, sizeof(*r));
 	spin_lock_init(&r->lock);
+	spin_lock_init(&r->xmit_lock);
 	INIT_LIST_HEAD(&r->wait_node);
 	/*
 	 * Hard: a soft timer expires in a softirq, which a busy CPU leaves
@@ -478,7 +520,7 @@ void srdma_qp_rate_set_admin(struct srdma_qp *qp, u64 kbps, u32 burst)
 	qp->rate.cfg.admin_burst = kbps ? burst : 0;
 	srdma_qp_rate_changed(qp);
 	spin_unlock_bh(&qp->rate.lock);
-	srdma_task_kick_later(qp);
+	srdma_task_kick_both_later(qp);
 }
 EXPORT_SYMBOL_IF_KUNIT(srdma_qp_rate_set_admin);
 

@@ -82,7 +82,7 @@ static enum hrtimer_restart srdma_retry_expired(struct hrtimer *timer)
 	struct srdma_qp *qp = container_of(timer, struct srdma_qp, retry_timer);
 
 	set_bit(SRDMA_EV_RETRY, &qp->events);
-	srdma_task_kick(qp);
+	srdma_task_kick(qp, SRDMA_HALF_SEND);
 	return HRTIMER_NORESTART;
 }
 
@@ -91,13 +91,13 @@ static enum hrtimer_restart srdma_rnr_expired(struct hrtimer *timer)
 	struct srdma_qp *qp = container_of(timer, struct srdma_qp, rnr_timer);
 
 	set_bit(SRDMA_EV_RNR, &qp->events);
-	srdma_task_kick(qp);
+	srdma_task_kick(qp, SRDMA_HALF_SEND);
 	return HRTIMER_NORESTART;
 }
 
 static enum hrtimer_restart srdma_xmit_expired(struct hrtimer *timer)
 {
-	srdma_task_kick(container_of(timer, struct srdma_qp, xmit_timer));
+	srdma_task_kick_both(container_of(timer, struct srdma_qp, xmit_timer));
 	return HRTIMER_NORESTART;
 }
 

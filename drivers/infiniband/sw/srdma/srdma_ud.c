@@ -131,7 +131,7 @@ bool srdma_ud_req_step(struct srdma_qp *qp, struct srdma_swqe *swqe)
 		return true;
 	}
 	srdma_ud_rate(qp, &av);
-	if (srdma_sched_may_send(qp) == SRDMA_SEND_WAIT)
+	if (srdma_sched_may_send(qp, SRDMA_HALF_SEND) == SRDMA_SEND_WAIT)
 		return false;
 	err = srdma_ud_send_pkt(qp, swqe, &av);
 	if (err == -EACCES) {

@@ -144,7 +144,7 @@ void srdma_qp_error(struct srdma_qp *qp, enum ib_event_type event)
 	srdma_qp_flush(qp);
 	srdma_qp_event(qp, event);
 	/* the responder lets go of the SRQ (srdma_resp_run()) */
-	srdma_task_kick_later(qp);
+	srdma_task_kick_both_later(qp);
 }
 EXPORT_SYMBOL_IF_KUNIT(srdma_qp_error);
 
@@ -288,7 +288,7 @@ struct srdma_swqe *srdma_swqe_alloc(struct srdma_qp *qp, u32 index)
 {
 	struct srdma_swqe **entry = &qp->swqes[index & qp->swqe_mask];
 
-	srdma_engine_assert_owned(qp);
+	srdma_engine_assert_owned(qp, SRDMA_HALF_SEND);
 	if (!*entry) {
 		*entry = kmem_cache_alloc(qp->swqe_cache,
 					  GFP_ATOMIC | __GFP_NOWARN);
@@ -325,7 +325,7 @@ void srdma_swqes_trim(struct srdma_qp *qp)
 	struct srdma_swqe **next = &qp->swqes[fetched & qp->swqe_mask];
 	struct srdma_swqe **newest = &qp->swqes[(fetched - 1) & qp->swqe_mask];
 
-	srdma_engine_assert_owned(qp);
+	srdma_engine_assert_owned(qp, SRDMA_HALF_SEND);
 	if (!*next) {
 		*next = *newest;
 		*newest = NULL;
@@ -340,7 +340,7 @@ void srdma_swqes_trim(struct srdma_qp *qp)
  */
 void srdma_swqes_release(struct srdma_qp *qp)
 {
-	srdma_engine_assert_owned(qp);
+	srdma_engine_assert_owned(qp, SRDMA_HALF_SEND);
 	srdma_swqes_free_but(qp, NULL);
 }
 
@@ -375,7 +375,7 @@ void srdma_swqe_next(struct srdma_qp *qp)
 void srdma_swqe_done(struct srdma_qp *qp, struct srdma_swqe *swqe,
 		     enum ib_wc_status status)
 {
-	srdma_engine_assert_owned(qp);
+	srdma_engine_assert_owned(qp, SRDMA_HALF_SEND);
 	swqe->status = status;
 	swqe->state = SRDMA_SWQE_DONE;
 	if (status != IB_WC_SUCCESS)
@@ -469,7 +469,7 @@ bool srdma_sq_complete(struct srdma_qp *qp)
 	u32 req_next;
 	bool drained, idle;
 
-	srdma_engine_assert_owned(qp);
+	srdma_engine_assert_owned(qp, SRDMA_HALF_SEND);
 	if (!srdma_sq_complete_due(qp))
 		return false;
 	spin_lock_irqsave(&qp->sq.lock, flags);
@@ -519,10 +519,13 @@ bool srdma_sq_complete(struct srdma_qp *qp)
 	if (idle)
 		srdma_swqes_trim(qp);
 
-	if (overflow)
+	if (overflow) {
 		srdma_qp_error(qp, IB_EVENT_QP_FATAL);
-	else if (failed)
+	} else if (failed) {
 		srdma_qp_flush(qp);
+		/* the responder drops what it holds (srdma_resp_run()) */
+		srdma_task_kick_later(qp, SRDMA_HALF_RECV);
+	}
 	if (drained)
 		srdma_qp_event(qp, IB_EVENT_SQ_DRAINED);
 	return progress;
@@ -547,7 +550,7 @@ int srdma_rwqe_take(struct srdma_qp *qp)
 	u32 max_sge, i;
 	bool found;
 
-	srdma_engine_assert_owned(qp);
+	srdma_engine_assert_owned(qp, SRDMA_HALF_RECV);
 	if (resp->rwqe_valid)
 		return 0;
 	if (qp->srq) {
@@ -600,7 +603,7 @@ void srdma_rwqe_complete(struct srdma_qp *qp, struct ib_wc *wc, bool solicited)
 	unsigned long flags;
 	bool posted = true;
 
-	srdma_engine_assert_owned(qp);
+	srdma_engine_assert_owned(qp, SRDMA_HALF_RECV);
 	srdma_rwqe_wc(qp, wc);
 	if (qp->resp.rwqe_srq) {
 		if (srdma_qp_state(qp) == IB_QPS_ERR)
@@ -636,7 +639,7 @@ void srdma_rwqe_fail(struct srdma_qp *qp, enum ib_wc_status status,
 	unsigned long flags;
 	bool post;
 
-	srdma_engine_assert_owned(qp);
+	srdma_engine_assert_owned(qp, SRDMA_HALF_RECV);
 	srdma_count(to_srdma_dev(qp->ibqp.device), SRDMA_CNT_LOCAL_ERRORS);
 	/* in ERR before the CQE can be polled (srdma_qp_set_state()) */
 	srdma_qp_lock_queues(qp, &flags);

@@ -197,7 +197,7 @@ int srdma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		if (READ_ONCE(qp->state) == IB_QPS_ERR)
 			srdma_qp_flush(qp);
 		else
-			srdma_task_kick(qp);
+			srdma_task_kick(qp, SRDMA_HALF_SEND);
 		return 0;
 	}
 
@@ -223,7 +223,7 @@ int srdma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	if (state == IB_QPS_ERR)
 		srdma_qp_flush(qp);
 	else if (state == IB_QPS_RTS || state == IB_QPS_SQD)
-		srdma_task_kick(qp);
+		srdma_task_kick(qp, SRDMA_HALF_SEND);
 	return err;
 }
 
@@ -251,7 +251,7 @@ int srdma_post_send_wqe(struct ib_qp *ibqp, const struct rxe_send_wqe *wqe)
 	}
 	spin_unlock_irqrestore(&qp->sq.lock, flags);
 	if (!err)
-		srdma_task_kick(qp);
+		srdma_task_kick(qp, SRDMA_HALF_SEND);
 	return err;
 }
 EXPORT_SYMBOL_IF_KUNIT(srdma_post_send_wqe);
