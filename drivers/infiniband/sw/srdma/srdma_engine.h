@@ -261,9 +261,10 @@ enum srdma_send srdma_sched_may_send(struct srdma_qp *qp,
 				     enum srdma_half half);
 int srdma_qp_xmit(struct srdma_qp *qp, enum srdma_half half,
 		  struct sk_buff *skb);
-int srdma_qp_xmit_to(struct srdma_qp *qp, const struct srdma_av *av,
-		     struct srdma_route *route, struct sk_buff *skb);
-void srdma_qp_charge(struct srdma_qp *qp, u32 bytes);
+int srdma_qp_xmit_to(struct srdma_qp *qp, enum srdma_half half,
+		     const struct srdma_av *av, struct srdma_route *route,
+		     struct sk_buff *skb);
+void srdma_qp_charge(struct srdma_qp *qp, enum srdma_half half, u32 bytes);
 void srdma_qp_xmit_refused(struct srdma_qp *qp);
 
 /* a refused transmit of @qp waits for its retry (srdma_qp_xmit_refused()) */

@@ -64,7 +64,8 @@ struct srdma_rate_cfg {
  * @cfg: the sources of its rate
  * @gen: bumped at each change of @cfg
  * @xmit_lock: guards what both halves of the engine change as they send:
- *	the fields below but the port's, and the QP's xmit_retry_ns
+ *	the fields below but the port's and @tx_bytes, and the QP's
+ *	xmit_retry_ns; taken only while they are in use (srdma_sched.c)
  * @applied_gen: the @gen (plus the port's) the engine's @tbf follows
  * @source: enum srdma_rate_source of the rate in @tbf
  * @sending: the halves that sent data in a round since they last ran
@@ -81,7 +82,8 @@ struct srdma_rate_cfg {
  * @wait_node: on the port's waiting list, under the port's lock
  * @throttle_events: times it had to wait for tokens
  * @throttled_ns: time it waited for tokens
- * @tx_bytes: frame bytes charged to it
+ * @tx_bytes: frame bytes charged to it, by each half of its engine (enum
+ *	srdma_half), each half its own count
  */
 struct srdma_qp_rate {
 	spinlock_t lock;	/* guards cfg, gen, counted */
@@ -89,7 +91,7 @@ struct srdma_qp_rate {
 	u32 gen;
 	bool counted;
 
-	spinlock_t xmit_lock;	/* the rest, and the QP's xmit_retry_ns */
+	spinlock_t xmit_lock;	/* the rest but tx_bytes; xmit_retry_ns */
 	u32 applied_gen;
 	u8 source;
 	u8 sending;		/* BIT(enum srdma_half) of halves in a round */
@@ -104,7 +106,7 @@ struct srdma_qp_rate {
 
 	u64 throttle_events;
 	u64 throttled_ns;
-	u64 tx_bytes;
+	u64 tx_bytes[2];
 };
 
 /**

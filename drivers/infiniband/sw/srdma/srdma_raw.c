@@ -95,7 +95,7 @@ bool srdma_raw_req_step(struct srdma_qp *qp, struct srdma_swqe *swqe)
 		srdma_count(sdev, SRDMA_CNT_XMIT_REFUSED);
 	} else {
 		srdma_count(sdev, SRDMA_CNT_SENT_PKTS);
-		srdma_qp_charge(qp, bytes);
+		srdma_qp_charge(qp, SRDMA_HALF_SEND, bytes);
 	}
 	srdma_swqe_done(qp, swqe, IB_WC_SUCCESS);
 	srdma_swqe_next(qp);

@@ -26,9 +26,11 @@
  * Both halves of a QP's engine send (the requester its requests, the
  * responder its ACKs and read responses): what they change as they send
  * (the bucket, the deficit, the retry of a refused transmit) is under the
- * QP's xmit_lock, a lock of that QP alone, held for a few instructions.
- * The QP is in a round while either half sends data, and leaves it when
- * both have run dry.
+ * QP's xmit_lock, a lock of that QP alone, held for a few instructions,
+ * and taken only while a rate is set somewhere on the port or the netdev
+ * refuses packets: without, each half counts its own bytes and nothing
+ * else. The QP is in a round while either half sends data, and leaves it
+ * when both have run dry.
  */
 #include <kunit/visibility.h>
 #include <linux/ethtool.h>
@@ -229,6 +231,22 @@ tokens:
 	return ret;
 }
 
+/*
+ * Nothing of the bucket's or the round's to look at: no rate on the QP or
+ * its port (nor a new one to apply), and it is in no round. Read without
+ * the lock: a rate set meanwhile takes effect at the next packet.
+ */
+static bool srdma_sched_unshaped(struct srdma_qp *qp,
+				 struct srdma_port_rate *port)
+{
+	struct srdma_qp_rate *r = &qp->rate;
+
+	return !READ_ONCE(r->tbf.kbps) && !READ_ONCE(r->throttled_since) &&
+	       !READ_ONCE(r->in_round) && list_empty_careful(&r->wait_node) &&
+	       READ_ONCE(r->gen) + READ_ONCE(port->gen) ==
+	       READ_ONCE(r->applied_gen) && !srdma_port_shaping(port);
+}
+
 /**
  * srdma_sched_may_send() - may the QP send a packet with data now?
  * @qp: the QP
@@ -245,6 +263,8 @@ enum srdma_send srdma_sched_may_send(struct srdma_qp *qp,
 	enum srdma_send ret;
 
 	srdma_engine_assert_owned(qp, half);
+	if (srdma_sched_unshaped(qp, &to_srdma_dev(qp->ibqp.device)->rate))
+		return SRDMA_SEND_OK;
 	spin_lock(&r->xmit_lock);
 	ret = srdma_sched_may_send_locked(qp);
 	if (ret != SRDMA_SEND_WAIT && r->in_round)
@@ -267,21 +287,23 @@ int srdma_qp_xmit(struct srdma_qp *qp, enum srdma_half half,
 		  struct sk_buff *skb)
 {
 	srdma_engine_assert_owned(qp, half);
-	return srdma_qp_xmit_to(qp, &qp->av, &qp->route[half], skb);
+	return srdma_qp_xmit_to(qp, half, &qp->av, &qp->route[half], skb);
 }
 
 /**
  * srdma_qp_xmit_to() - send and charge one packet of a QP on a path of
  * its own choosing (a UD datagram's AH)
  * @qp: the QP
+ * @half: enum srdma_half: the half of its engine that sends
  * @av: where it goes
  * @route: the route of @av kept, or NULL to look it up
  * @skb: from srdma_pkt_alloc(), filled; consumed
  *
  * Return: as srdma_xmit().
  */
-int srdma_qp_xmit_to(struct srdma_qp *qp, const struct srdma_av *av,
-		     struct srdma_route *route, struct sk_buff *skb)
+int srdma_qp_xmit_to(struct srdma_qp *qp, enum srdma_half half,
+		     const struct srdma_av *av, struct srdma_route *route,
+		     struct sk_buff *skb)
 {
 	struct srdma_dev *sdev = to_srdma_dev(qp->ibqp.device);
 	u32 bytes = srdma_frame_bytes(av, skb->len);
@@ -291,7 +313,7 @@ int srdma_qp_xmit_to(struct srdma_qp *qp, const struct srdma_av *av,
 	err = srdma_xmit(sdev, av, route, qp->src_port, skb);
 	if (err)
 		return err;
-	srdma_qp_charge(qp, bytes);
+	srdma_qp_charge(qp, half, bytes);
 	return 0;
 }
 
@@ -307,25 +329,32 @@ void srdma_qp_xmit_refused(struct srdma_qp *qp)
 	/* not hrtimer_active(): its callback may be what runs the engine */
 	if (!hrtimer_is_queued(&qp->xmit_timer)) {
 		srdma_timer_arm(&qp->xmit_timer, qp->xmit_retry_ns);
-		qp->xmit_retry_ns = min_t(u64, 2 * qp->xmit_retry_ns,
-					  SRDMA_XMIT_RETRY_MAX_NS);
+		WRITE_ONCE(qp->xmit_retry_ns,
+			   min_t(u64, 2 * qp->xmit_retry_ns,
+				 SRDMA_XMIT_RETRY_MAX_NS));
 	}
 	spin_unlock(&qp->rate.xmit_lock);
 }
 
 /**
  * srdma_qp_charge() - a QP sent a frame of @bytes: its bucket pays
- * @qp: the QP, a half of its engine running
+ * @qp: the QP
+ * @half: enum srdma_half: the half of its engine that sent it, running
  * @bytes: the Ethernet frame's bytes
  */
-void srdma_qp_charge(struct srdma_qp *qp, u32 bytes)
+void srdma_qp_charge(struct srdma_qp *qp, enum srdma_half half, u32 bytes)
 {
 	struct srdma_qp_rate *r = &qp->rate;
 
+	BUILD_BUG_ON(ARRAY_SIZE(r->tx_bytes) != SRDMA_HALVES);
+	WRITE_ONCE(r->tx_bytes[half], r->tx_bytes[half] + bytes);
+	/* no bucket, no round, no backoff to end: nothing shared to change */
+	if (!READ_ONCE(r->tbf.kbps) && !READ_ONCE(r->in_round) &&
+	    READ_ONCE(qp->xmit_retry_ns) == SRDMA_XMIT_RETRY_NS)
+		return;
 	spin_lock(&r->xmit_lock);
-	qp->xmit_retry_ns = SRDMA_XMIT_RETRY_NS;
+	WRITE_ONCE(qp->xmit_retry_ns, SRDMA_XMIT_RETRY_NS);
 	srdma_tbf_charge(&r->tbf, bytes);
-	WRITE_ONCE(r->tx_bytes, r->tx_bytes + bytes);
 	/* the deficit is the port lock's: srdma_sched_may_send() takes it */
 	r->uncharged += bytes;
 	spin_unlock(&r->xmit_lock);
@@ -544,5 +573,6 @@ void srdma_qp_rate_read(struct srdma_qp *qp, struct srdma_rate_cfg *cfg,
 	info->depth_ns = READ_ONCE(r->tbf.depth_ns);
 	info->throttle_events = READ_ONCE(r->throttle_events);
 	info->throttled_ns = READ_ONCE(r->throttled_ns);
-	info->tx_bytes = READ_ONCE(r->tx_bytes);
+	info->tx_bytes = READ_ONCE(r->tx_bytes[SRDMA_HALF_SEND]) +
+			 READ_ONCE(r->tx_bytes[SRDMA_HALF_RECV]);
 }

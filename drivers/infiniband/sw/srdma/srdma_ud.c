@@ -93,7 +93,7 @@ static int srdma_ud_send_pkt(struct srdma_qp *qp, struct srdma_swqe *swqe,
 	srdma_bth_init(bth, opcode, wr->send_flags & IB_SEND_SOLICITED,
 		       srdma_pad_bytes(len), wr->wr.ud.remote_qpn, false,
 		       qp->req.psn);
-	return srdma_qp_xmit_to(qp, av, NULL, skb);
+	return srdma_qp_xmit_to(qp, SRDMA_HALF_SEND, av, NULL, skb);
 }
 
 /*
