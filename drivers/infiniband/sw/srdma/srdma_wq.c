@@ -523,8 +523,11 @@ bool srdma_sq_complete(struct srdma_qp *qp)
 		srdma_qp_error(qp, IB_EVENT_QP_FATAL);
 	} else if (failed) {
 		srdma_qp_flush(qp);
-		/* the responder drops what it holds (srdma_resp_run()) */
-		srdma_task_kick_later(qp, SRDMA_HALF_RECV);
+		/*
+		 * the responder drops what it holds (srdma_resp_run()), here:
+		 * a work item would come between the CQE and its poller
+		 */
+		srdma_task_kick(qp, SRDMA_HALF_RECV);
 	}
 	if (drained)
 		srdma_qp_event(qp, IB_EVENT_SQ_DRAINED);
