@@ -1267,6 +1267,43 @@ static void vt_rc_local_ack_no_packet(struct kunit *test)
 	vt_rc_teardown(&rc);
 }
 
+/*
+ * Each half flushes its own queue (srdma_qp_error()): while the receive half
+ * is held, as when its responder copies into a receive WQE's buffer, an
+ * error of the QP completes none of its receive WQEs; the half's next run
+ * (a post in ERR kicks it) flushes them.
+ */
+static void vt_rc_error_flush_by_own_half(struct kunit *test)
+{
+	const struct vt_rc_opts o = { .timeout = 14, .retry_cnt = 7,
+				      .rnr_retry = 7 };
+	struct srdma_task *recv;
+	struct srdma_qp *qb;
+	struct vt_rc rc;
+	u64 seen = 0;
+	int early, i;
+
+	vt_rc_setup(test, &rc, &o, &o);
+	qb = to_srdma_qp(rc.b);
+	recv = &qb->task[SRDMA_HALF_RECV];
+	KUNIT_EXPECT_EQ(test, vt_rc_post_recv(&rc, 1), 0);
+	while (test_and_set_bit_lock(SRDMA_TASK_RUNNING, &recv->flags))
+		usleep_range(100, 200);
+	srdma_qp_error(qb, IB_EVENT_QP_FATAL);
+	msleep(20);
+	early = vt_poll_flushed(test, rc.cq, rc.b) ? 1 : 0;
+	clear_bit_unlock(SRDMA_TASK_RUNNING, &recv->flags);
+	KUNIT_EXPECT_EQ_MSG(test, early, 0,
+			    "a receive WQE flushed while its half was held");
+	KUNIT_EXPECT_EQ(test, vt_rc_post_recv(&rc, 2), 0);
+	for (i = 0; i < 100 && seen != (BIT_ULL(1) | BIT_ULL(2)); i++) {
+		seen |= vt_poll_flushed(test, rc.cq, rc.b);
+		usleep_range(500, 1000);
+	}
+	KUNIT_EXPECT_EQ(test, seen, BIT_ULL(1) | BIT_ULL(2));
+	vt_rc_teardown(&rc);
+}
+
 /* the copies of send WQEs @qp holds (srdma_swqe_alloc()), counted */
 static unsigned int vt_swqes_held(struct srdma_qp *qp)
 {
@@ -2097,6 +2134,7 @@ static struct kunit_case vt_cases[] = {
 	KUNIT_CASE(vt_rc_nested_run_keeps_cpu),
 	KUNIT_CASE(vt_rc_halves_run_apart),
 	KUNIT_CASE(vt_rc_local_ack_no_packet),
+	KUNIT_CASE(vt_rc_error_flush_by_own_half),
 	KUNIT_CASE(vt_rc_idle_qp_keeps_one_copy),
 	KUNIT_CASE(vt_rc_remote_access_error),
 	KUNIT_CASE(vt_rc_flush),

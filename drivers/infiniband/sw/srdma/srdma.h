@@ -978,6 +978,8 @@ void srdma_qp_lock_queues(struct srdma_qp *qp, unsigned long *flags);
 void srdma_qp_unlock_queues(struct srdma_qp *qp, unsigned long flags);
 void srdma_qp_set_state(struct srdma_qp *qp, enum ib_qp_state state);
 void srdma_qp_flush(struct srdma_qp *qp);
+void srdma_sq_flush(struct srdma_qp *qp);
+void srdma_rq_flush(struct srdma_qp *qp);
 
 /* srdma_timer.c */
 void srdma_timers_setup(struct srdma_qp *qp);

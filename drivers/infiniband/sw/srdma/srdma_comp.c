@@ -482,6 +482,9 @@ unsigned int srdma_comp_run(struct srdma_qp *qp)
 	if (state != IB_QPS_RTS && state != IB_QPS_SQD && state != IB_QPS_SQE) {
 		srdma_task_drop_queued(qp, &qp->comp_pkts, &qp->comp_ahead);
 		atomic_set(&qp->local_ack, 0);
+		/* the send half's own queue: no WQE of it in use now */
+		if (state == IB_QPS_ERR)
+			srdma_sq_flush(qp);
 		return 0;
 	}
 	/* after a pause (modify_qp), which stops the timers */

@@ -864,8 +864,11 @@ unsigned int srdma_resp_run(struct srdma_qp *qp)
 	srdma_engine_assert_owned(qp, SRDMA_HALF_RECV);
 	if (state < IB_QPS_RTR || state == IB_QPS_ERR) {
 		srdma_task_drop_queued(qp, &qp->resp_pkts, &qp->resp_ahead);
-		if (state == IB_QPS_ERR)
+		if (state == IB_QPS_ERR) {
 			srdma_resp_abort(qp);
+			/* the receive half's own queue: no WQE of it in use */
+			srdma_rq_flush(qp);
+		}
 		return 0;
 	}
 	switch (qp->ibqp.qp_type) {

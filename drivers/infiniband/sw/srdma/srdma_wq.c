@@ -141,10 +141,13 @@ void srdma_qp_error(struct srdma_qp *qp, enum ib_event_type event)
 	srdma_qp_lock_queues(qp, &flags);
 	srdma_qp_set_state(qp, IB_QPS_ERR);
 	srdma_qp_unlock_queues(qp, flags);
-	srdma_qp_flush(qp);
 	srdma_qp_event(qp, event);
-	/* the responder lets go of the SRQ (srdma_resp_run()) */
-	srdma_task_kick_both_later(qp);
+	/*
+	 * Each half flushes its own queue once it sees ERR (the send half
+	 * in srdma_comp_run(), the responder in srdma_resp_run(), which also
+	 * lets go of the SRQ): never while it still uses a WQE's memory.
+	 */
+	srdma_task_kick_both(qp);
 }
 EXPORT_SYMBOL_IF_KUNIT(srdma_qp_error);
 
@@ -186,17 +189,37 @@ static unsigned int srdma_wq_flush(struct srdma_qp *qp, struct srdma_wq *wq,
 }
 
 /**
- * srdma_qp_flush() - complete every WQE of a QP in ERR with a flush error
- * @qp: the QP; no srdma lock held, completion handlers run from here
- *
- * The receive WQEs of an SRQ belong to the SRQ and are not flushed.
+ * srdma_sq_flush() - complete every send WQE of a QP in ERR with a flush
+ * error
+ * @qp: the QP, its send half running or paused; no srdma lock held,
+ *	completion handlers run from here
  */
-void srdma_qp_flush(struct srdma_qp *qp)
+void srdma_sq_flush(struct srdma_qp *qp)
 {
 	srdma_cq_notify(qp->scq, srdma_wq_flush(qp, &qp->sq, qp->scq, true));
+}
+
+/**
+ * srdma_rq_flush() - srdma_sq_flush() for the receive queue; the receive
+ * WQEs of an SRQ belong to the SRQ and are not flushed
+ * @qp: the QP, its receive half running or paused
+ */
+void srdma_rq_flush(struct srdma_qp *qp)
+{
 	if (!qp->srq)
 		srdma_cq_notify(qp->rcq,
 				srdma_wq_flush(qp, &qp->rq, qp->rcq, false));
+}
+
+/**
+ * srdma_qp_flush() - complete every WQE of a QP in ERR with a flush error
+ * @qp: the QP, both halves of its engine paused, or seeing ERR since they
+ *	were (modify_qp); no srdma lock held
+ */
+void srdma_qp_flush(struct srdma_qp *qp)
+{
+	srdma_sq_flush(qp);
+	srdma_rq_flush(qp);
 }
 EXPORT_SYMBOL_IF_KUNIT(srdma_qp_flush);
 
@@ -522,10 +545,11 @@ bool srdma_sq_complete(struct srdma_qp *qp)
 	if (overflow) {
 		srdma_qp_error(qp, IB_EVENT_QP_FATAL);
 	} else if (failed) {
-		srdma_qp_flush(qp);
+		srdma_sq_flush(qp);
 		/*
-		 * the responder drops what it holds (srdma_resp_run()), here:
-		 * a work item would come between the CQE and its poller
+		 * the responder flushes its queue and drops what it holds
+		 * (srdma_resp_run()), here: a work item would come between
+		 * the CQE and its poller
 		 */
 		srdma_task_kick(qp, SRDMA_HALF_RECV);
 	}

@@ -8,8 +8,9 @@
  * ring unsent). A receive is posted in every state but RESET. In ERR
  * every WQE, outstanding or newly posted, completes with
  * IB_WC_WR_FLUSH_ERR; a completion that finds its CQ full stays in the
- * queue and is flushed (srdma_qp_flush()) by the next post, doorbell or
- * move to ERR.
+ * queue and is flushed by the next post, doorbell or move to ERR: the post
+ * kicks the half of the engine the queue belongs to, which flushes it
+ * (srdma_sq_flush(), srdma_rq_flush()) once no WQE of it is in use.
  */
 #include <kunit/visibility.h>
 
@@ -194,10 +195,7 @@ int srdma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		    srdma_user_post_refused(qp))
 			return -EINVAL;
 		srdma_req_doorbell(qp);
-		if (READ_ONCE(qp->state) == IB_QPS_ERR)
-			srdma_qp_flush(qp);
-		else
-			srdma_task_kick(qp, SRDMA_HALF_SEND);
+		srdma_task_kick(qp, SRDMA_HALF_SEND);
 		return 0;
 	}
 
@@ -220,9 +218,7 @@ int srdma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	spin_unlock_irqrestore(&qp->sq.lock, flags);
 	if (err)
 		*bad_wr = wr;
-	if (state == IB_QPS_ERR)
-		srdma_qp_flush(qp);
-	else if (state == IB_QPS_RTS || state == IB_QPS_SQD)
+	if (state == IB_QPS_RTS || state == IB_QPS_SQD || state == IB_QPS_ERR)
 		srdma_task_kick(qp, SRDMA_HALF_SEND);
 	return err;
 }
@@ -307,7 +303,7 @@ int srdma_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	}
 	spin_unlock_irqrestore(&qp->rq.lock, flags);
 	if (state == IB_QPS_ERR)
-		srdma_qp_flush(qp);
+		srdma_task_kick(qp, SRDMA_HALF_RECV);
 	return err;
 }
 
