@@ -9,8 +9,9 @@
  * every WQE, outstanding or newly posted, completes with
  * IB_WC_WR_FLUSH_ERR; a completion that finds its CQ full stays in the
  * queue and is flushed by the next post, doorbell or move to ERR: the post
- * kicks the half of the engine the queue belongs to, which flushes it
- * (srdma_sq_flush(), srdma_rq_flush()) once no WQE of it is in use.
+ * kicks the half of the engine the queue belongs to (a process's doorbell,
+ * its one system call, both), which flushes it (srdma_sq_flush(),
+ * srdma_rq_flush()) once no WQE of it is in use.
  */
 #include <kunit/visibility.h>
 
@@ -195,7 +196,11 @@ int srdma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		    srdma_user_post_refused(qp))
 			return -EINVAL;
 		srdma_req_doorbell(qp);
-		srdma_task_kick(qp, SRDMA_HALF_SEND);
+		/* in ERR, what the process wrote into its receive ring too */
+		if (READ_ONCE(qp->state) == IB_QPS_ERR)
+			srdma_task_kick_both(qp);
+		else
+			srdma_task_kick(qp, SRDMA_HALF_SEND);
 		return 0;
 	}
 
