@@ -287,7 +287,7 @@ static void srdma_odp_fault_work(struct work_struct *work)
 	srdma_mr_put(f->mr);
 	f->mr = NULL;
 	clear_bit_unlock(0, &f->pending);
-	/* either half may wait for it: the one whose range failed first */
+	/* either half may have deferred its access to it */
 	srdma_task_kick_both(qp);
 }
 

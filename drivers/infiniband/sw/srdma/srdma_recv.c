@@ -88,23 +88,22 @@ static bool srdma_recv_transport_ok(const struct srdma_qp *qp, u8 transport)
 }
 
 /*
- * Whether @qp takes the packet: the counter of the reason if not, else
- * SRDMA_NUM_COUNTERS. A connected QP takes packets from its peer only; a
- * datagram may come from anyone (its Q_Key is checked later, in order).
+ * Whether @qp takes a packet of @transport from @sgid: the counter of the
+ * reason if not, else SRDMA_NUM_COUNTERS. A connected QP takes packets from
+ * its peer only; a datagram may come from anyone (its Q_Key is checked
+ * later, in order).
  */
 static enum srdma_counter srdma_recv_check(struct srdma_qp *qp,
-					   struct sk_buff *skb, u8 transport)
+					   const union ib_gid *sgid,
+					   u8 transport)
 {
 	enum ib_qp_state state;
-	union ib_gid sgid;
 
 	if (!srdma_recv_transport_ok(qp, transport))
 		return SRDMA_CNT_DROP_BAD_HEADER;
-	if (transport != IB_OPCODE_UD) {
-		srdma_pkt_sgid(skb, srdma_pkt(skb)->ipv6, &sgid);
-		if (memcmp(&sgid, &qp->av.dgid, sizeof(sgid)))
-			return SRDMA_CNT_DROP_BAD_HEADER;
-	}
+	if (transport != IB_OPCODE_UD &&
+	    memcmp(sgid, &qp->av.dgid, sizeof(*sgid)))
+		return SRDMA_CNT_DROP_BAD_HEADER;
 	state = READ_ONCE(qp->state);
 	if (state < IB_QPS_RTR || state == IB_QPS_ERR)
 		return SRDMA_CNT_DROP_QP_STATE;
@@ -130,16 +129,13 @@ bool srdma_recv_local_ack(struct srdma_dev *sdev, struct srdma_qp *from,
 			  u32 psn)
 {
 	struct srdma_qp *qp = srdma_qp_get(sdev, from->attr.dest_qp_num);
-	enum ib_qp_state state;
 	bool taken = false;
 
 	if (!qp)
 		return false;
-	state = READ_ONCE(qp->state);
-	/* the checks srdma_recv() makes of a packet from @from */
-	if (qp->ibqp.qp_type == IB_QPT_RC &&
-	    !memcmp(&from->av.sgid, &qp->av.dgid, sizeof(qp->av.dgid)) &&
-	    state >= IB_QPS_RTR && state != IB_QPS_ERR &&
+	/* as srdma_recv() takes an ACK packet from @from */
+	if (srdma_recv_check(qp, &from->av.sgid, IB_OPCODE_RC) ==
+	    SRDMA_NUM_COUNTERS &&
 	    skb_queue_empty_lockless(&qp->comp_pkts)) {
 		atomic_set(&qp->local_ack, psn | SRDMA_LOCAL_ACK);
 		srdma_count(sdev, SRDMA_CNT_LOCAL_ACKS);
@@ -164,6 +160,7 @@ bool srdma_recv_local_ack(struct srdma_dev *sdev, struct srdma_qp *from,
 int srdma_recv(struct srdma_dev *sdev, struct sk_buff *skb, bool trusted)
 {
 	enum srdma_counter drop = SRDMA_CNT_DROP_BAD_HEADER;
+	union ib_gid sgid = {};
 	struct srdma_qp *qp;
 	u8 transport;
 	u32 qpn;
@@ -185,7 +182,10 @@ int srdma_recv(struct srdma_dev *sdev, struct sk_buff *skb, bool trusted)
 	qp = srdma_qp_get(sdev, qpn);
 	if (!qp)
 		goto drop;
-	drop = srdma_recv_check(qp, skb, transport);
+	/* a datagram's source is not checked here */
+	if (transport != IB_OPCODE_UD)
+		srdma_pkt_sgid(skb, srdma_pkt(skb)->ipv6, &sgid);
+	drop = srdma_recv_check(qp, &sgid, transport);
 	if (drop == SRDMA_NUM_COUNTERS) {
 		trace_srdma_recv(qpn, (struct srdma_bth *)skb->data, skb->len);
 		drop = srdma_task_recv(qp, skb);
