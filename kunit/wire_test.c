@@ -15,6 +15,12 @@
 #include <linux/ip.h>
 #include <linux/random.h>
 #include <linux/udp.h>
+#include <net/ipv6.h>
+#include <linux/version.h>
+/* skb_gso_segment(): in linux/netdevice.h up to 6.4, net/gso.h since */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)
+#include <net/gso.h>
+#endif
 
 #include "srdma_engine.h"
 
@@ -579,6 +585,106 @@ static void wire_xmit_verdict_test(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, srdma_xmit_busy(-ENETUNREACH));
 }
 
+/*
+ * A batch of packets handed to the stack as one UDP GSO packet: cut by the
+ * stack's own segmentation, each segment is the packet built, and its ICRC,
+ * computed before, holds over the IP ID and lengths the cut gave it. Only
+ * packets as long as the first, then at most one shorter, join; none to
+ * the device's own address, none through a netdev that would checksum in
+ * software or copy.
+ */
+static void wire_batch_gso_test(struct kunit *test)
+{
+	static const u32 paylens[] = { 1024, 1024, 1024, 1024, 300 };
+	static const u8 mine[ETH_ALEN] = { 0x02, 0, 0, 0, 0, 1 };
+	static const u8 peer[ETH_ALEN] = { 0x02, 0, 0, 0, 0, 2 };
+	struct srdma_dev *sdev = kunit_kzalloc(test, sizeof(*sdev), GFP_KERNEL);
+	u8 *sent[ARRAY_SIZE(paylens)];
+	struct srdma_route route = {};
+	struct srdma_tx_batch b = {}, none = {}, one;
+	struct sk_buff *skb, *segs, *next;
+	struct srdma_av av = {};
+	struct net_device *ndev;
+	struct srdma_bth *bth;
+	unsigned int i, n = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, sdev);
+	ndev = alloc_etherdev(0);
+	KUNIT_ASSERT_NOT_NULL(test, ndev);
+	eth_hw_addr_set(ndev, mine);
+	sdev->ndev = ndev;
+	sdev->net = &init_net;
+	memcpy(av.dmac, peer, ETH_ALEN);
+	av.network_type = RXE_NETWORK_TYPE_IPV4;
+	/* 127.0.0.1 to 127.0.0.2: a route every namespace has, through lo */
+	ipv6_addr_set_v4mapped(htonl(INADDR_LOOPBACK),
+			       (struct in6_addr *)av.sgid.raw);
+	ipv6_addr_set_v4mapped(htonl(INADDR_LOOPBACK + 1),
+			       (struct in6_addr *)av.dgid.raw);
+
+	ndev->features = NETIF_F_SG;
+	KUNIT_EXPECT_FALSE(test, srdma_xmit_batch_fits(sdev, &av, &b, 1040));
+	ndev->features = NETIF_F_SG | NETIF_F_HW_CSUM;
+	ndev->gso_max_segs = GSO_MAX_SEGS;
+	for (i = 0; i < ARRAY_SIZE(paylens); i++) {
+		skb = srdma_pkt_alloc(sdev, IB_OPCODE_RC_SEND_MIDDLE,
+				      paylens[i], &bth);
+		KUNIT_ASSERT_NOT_NULL(test, skb);
+		srdma_bth_init(bth, IB_OPCODE_RC_SEND_MIDDLE, false, 0, 0x12,
+			       false, 100 + i);
+		get_random_bytes(bth + 1, paylens[i]);
+		sent[i] = kunit_kmalloc(test, skb->len, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, sent[i]);
+		memcpy(sent[i], skb->data, skb->len - SRDMA_ICRC_BYTES);
+		KUNIT_ASSERT_TRUE(test, srdma_xmit_batch_fits(sdev, &av, &b,
+							      skb->len));
+		KUNIT_ASSERT_EQ(test, srdma_xmit_batch_add(sdev, &av, &route,
+							   0xc001, &b, skb), 0);
+	}
+	KUNIT_EXPECT_EQ(test, b.pkts, ARRAY_SIZE(paylens));
+	/* after a shorter one, nothing; nor a longer one, nor to itself */
+	KUNIT_EXPECT_FALSE(test, srdma_xmit_batch_fits(sdev, &av, &b, 100));
+	one = (struct srdma_tx_batch){ .head = b.head, .tail = b.head,
+				       .seg_bytes = b.seg_bytes, .pkts = 1 };
+	KUNIT_EXPECT_FALSE(test, srdma_xmit_batch_fits(sdev, &av, &one,
+						       b.seg_bytes + 4));
+	av.dgid = av.sgid;
+	KUNIT_EXPECT_FALSE(test, srdma_xmit_batch_fits(sdev, &av, &none, 1040));
+
+	skb = b.head;
+	srdma_batch_to_gso(skb, b.seg_bytes, b.pkts);
+	skb_reset_mac_header(skb);
+	skb->mac_len = 0;
+	segs = skb_gso_segment(skb, NETIF_F_SG | NETIF_F_HW_CSUM);
+	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(segs));
+	kfree_skb(skb);
+	skb_list_walk_safe(segs, skb, next) {
+		struct iphdr *iph;
+
+		skb_mark_not_on_list(skb);
+		KUNIT_ASSERT_LT(test, n, ARRAY_SIZE(paylens));
+		skb_reset_network_header(skb);
+		iph = ip_hdr(skb);
+		KUNIT_EXPECT_EQ(test, ntohs(iph->id), n);
+		KUNIT_EXPECT_EQ(test, ntohs(iph->tot_len), skb->len);
+		KUNIT_EXPECT_EQ(test, ntohs(udp_hdr(skb)->len),
+				skb->len - sizeof(*iph));
+		skb_pull(skb, sizeof(*iph) + sizeof(struct udphdr));
+		KUNIT_ASSERT_EQ(test, skb->len, SRDMA_BTH_BYTES + paylens[n] +
+				SRDMA_ICRC_BYTES);
+		KUNIT_ASSERT_EQ(test, skb_linearize(skb), 0);
+		KUNIT_EXPECT_EQ(test, memcmp(skb->data, sent[n],
+					     skb->len - SRDMA_ICRC_BYTES), 0);
+		KUNIT_EXPECT_TRUE_MSG(test, srdma_icrc_skb_ok(skb, false),
+				      "segment %u", n);
+		kfree_skb(skb);
+		n++;
+	}
+	KUNIT_EXPECT_EQ(test, n, ARRAY_SIZE(paylens));
+	dst_release(route.dst);
+	free_netdev(ndev);
+}
+
 static void timer_ack_timeout_test(struct kunit *test)
 {
 	u8 t;
@@ -619,6 +725,7 @@ static struct kunit_case wire_cases[] = {
 	KUNIT_CASE(wire_crc32_crypto_test),
 	KUNIT_CASE(wire_crc32_candidates_test),
 	KUNIT_CASE(wire_xmit_verdict_test),
+	KUNIT_CASE(wire_batch_gso_test),
 	KUNIT_CASE(timer_ack_timeout_test),
 	KUNIT_CASE(timer_rnr_delay_test),
 	{}

@@ -25,6 +25,9 @@ packages=(
 	# (wireshark-common/install-setuid) takes its default, false, with
 	# DEBIAN_FRONTEND=noninteractive
 	tcpdump tshark
+	# captures of what a wire would carry: UDP segmentation offload off
+	# on a veth, so that srdma's batches are cut before the capture
+	ethtool
 )
 
 missing=()

@@ -62,6 +62,7 @@ enum srdma_counter {
 	SRDMA_CNT_ENGINE_RUNS_INLINE,
 	SRDMA_CNT_ENGINE_WORK_ITEMS,
 	SRDMA_CNT_LOCAL_ACKS,
+	SRDMA_CNT_TX_BATCHES,
 	SRDMA_NUM_COUNTERS
 };
 
@@ -281,6 +282,24 @@ struct srdma_route {
 };
 
 /**
+ * struct srdma_tx_batch - packets of one QP on one path handed to the IP
+ * stack together, as one UDP GSO packet that the stack cuts at each
+ * packet's end (srdma_xmit_batch_add())
+ * @head: the first packet, its IP and UDP headers on; NULL if none yet
+ * @tail: the last packet added, on @head's frag_list or @head itself
+ * @seg_bytes: the UDP payload of every packet but the last
+ * @pkts: packets in the batch
+ * @frame_bytes: their Ethernet frames' bytes, for the rate's accounting
+ */
+struct srdma_tx_batch {
+	struct sk_buff *head;
+	struct sk_buff *tail;
+	u32 seg_bytes;
+	u32 pkts;
+	u32 frame_bytes;
+};
+
+/**
  * struct srdma_ah - an address handle
  * @ibah: the AH ib_core knows
  * @attr: the attributes as created, for query_ah (no sgid_attr reference)
@@ -390,6 +409,10 @@ struct srdma_swqe {
  *                    nothing in flight (ktime_get_ns()); 0 if it does not
  * @doorbell: a user QP's SQ producer index at its last doorbell, written
  *            under the QP's sq.lock (srdma_req_doorbell())
+ * @batch: the packets built and not yet handed to the stack; empty between
+ *         runs of the requester
+ * @batch_psn: the PSN of the batch's first packet
+ * @batch_psn_end: @psn_end before the batch, which a refused batch restores
  */
 struct srdma_req {
 	u32 index;
@@ -400,6 +423,9 @@ struct srdma_req {
 	u32 noack_pkts;
 	u32 rd_atomic;
 	u64 refused_since_ns;
+	struct srdma_tx_batch batch;
+	u32 batch_psn;
+	u32 batch_psn_end;
 };
 
 /*

@@ -265,6 +265,9 @@ int srdma_qp_xmit_to(struct srdma_qp *qp, enum srdma_half half,
 		     const struct srdma_av *av, struct srdma_route *route,
 		     struct sk_buff *skb);
 void srdma_qp_charge(struct srdma_qp *qp, enum srdma_half half, u32 bytes);
+bool srdma_qp_batch_fits(struct srdma_qp *qp, u32 bytes);
+int srdma_qp_batch_add(struct srdma_qp *qp, struct sk_buff *skb);
+int srdma_qp_batch_flush(struct srdma_qp *qp);
 void srdma_qp_xmit_refused(struct srdma_qp *qp);
 
 /* a refused transmit of @qp waits for its retry (srdma_qp_xmit_refused()) */
@@ -294,9 +297,16 @@ bool srdma_pkt_paged_ok(struct srdma_dev *sdev, const struct srdma_av *av,
 			u32 bytes);
 int srdma_xmit(struct srdma_dev *sdev, const struct srdma_av *av,
 	       struct srdma_route *route, u16 src_port, struct sk_buff *skb);
+bool srdma_xmit_batch_fits(struct srdma_dev *sdev, const struct srdma_av *av,
+			   const struct srdma_tx_batch *b, u32 bytes);
+int srdma_xmit_batch_add(struct srdma_dev *sdev, const struct srdma_av *av,
+			 struct srdma_route *route, u16 src_port,
+			 struct srdma_tx_batch *b, struct sk_buff *skb);
+int srdma_xmit_batch_flush(struct srdma_dev *sdev, struct srdma_tx_batch *b);
 bool srdma_av_is_local(struct srdma_dev *sdev, const struct srdma_av *av);
 #if IS_ENABLED(CONFIG_KUNIT)
 int srdma_xmit_verdict(int err);
+void srdma_batch_to_gso(struct sk_buff *skb, u32 seg_bytes, u32 pkts);
 #endif
 
 /*

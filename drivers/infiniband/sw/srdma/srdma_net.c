@@ -18,10 +18,12 @@
 #include <linux/if_vlan.h>
 #include <linux/mutex.h>
 #include <net/ip.h>
+#include <net/ip6_checksum.h>
 #include <net/ip6_route.h>
 #include <net/ipv6.h>
 #include <net/ipv6_stubs.h>
 #include <net/route.h>
+#include <net/udp.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
 #include <net/udp_tunnel.h>
@@ -455,13 +457,17 @@ static struct rtable *srdma_route4(struct srdma_dev *sdev,
 	return rt;
 }
 
-static int srdma_xmit4(struct srdma_dev *sdev, const struct srdma_av *av,
-		       struct srdma_route *route, u16 src_port,
-		       struct sk_buff *skb)
+/*
+ * The IPv4 and UDP headers onto @skb (at its BTH) and, unless it goes to
+ * this device itself, its route and its ICRC, which covers @ip_id. On
+ * error @skb is freed.
+ */
+static int srdma_encap4(struct srdma_dev *sdev, const struct srdma_av *av,
+			struct srdma_route *route, u16 src_port, u16 ip_id,
+			bool local, struct sk_buff *skb)
 {
 	struct srdma_bth *bth = (struct srdma_bth *)skb->data;
 	unsigned int bytes = skb->len;
-	bool local = srdma_av_is_local(sdev, av);
 	struct rtable *rt = NULL;
 	struct iphdr *iph;
 	__be32 saddr;
@@ -487,20 +493,19 @@ static int srdma_xmit4(struct srdma_dev *sdev, const struct srdma_av *av,
 	iph->protocol = IPPROTO_UDP;
 	iph->saddr = saddr;
 	memcpy(&iph->daddr, &av->dgid.raw[12], sizeof(iph->daddr));
-	/* with DF and no socket the ID is 0: fixed before the ICRC */
-	iph->id = 0;
+	/*
+	 * With DF and no socket the ID is 0, fixed before the ICRC; in a
+	 * batch, the segment's: GSO counts up from the first one's
+	 */
+	iph->id = htons(ip_id);
 	ip_send_check(iph);
 	skb->protocol = htons(ETH_P_IP);
-
-	if (local) {
-		/* our own address: deliver without the trip through lo */
-		__skb_pull(skb, sizeof(*iph) + sizeof(struct udphdr));
-		return srdma_recv(sdev, skb, true);
-	}
+	if (local)
+		return 0;
 	srdma_icrc_put(skb, iph, false, bth, bytes);
 	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
 	skb->ip_summed = CHECKSUM_NONE;
-	return srdma_xmit_verdict(ip_local_out(sdev->net, NULL, skb));
+	return 0;
 }
 
 #if IS_ENABLED(CONFIG_IPV6)
@@ -528,14 +533,14 @@ static struct dst_entry *srdma_route6(struct srdma_dev *sdev,
 	return dst;
 }
 
-static int srdma_xmit6(struct srdma_dev *sdev, const struct srdma_av *av,
-		       struct srdma_route *route, u16 src_port,
-		       struct sk_buff *skb)
+/* srdma_encap4() for IPv6, which has no ID */
+static int srdma_encap6(struct srdma_dev *sdev, const struct srdma_av *av,
+			struct srdma_route *route, u16 src_port, bool local,
+			struct sk_buff *skb)
 {
 	struct srdma_bth *bth = (struct srdma_bth *)skb->data;
 	struct srdma_net *sn = net_generic(sdev->net, srdma_net_id);
 	unsigned int bytes = skb->len;
-	bool local = srdma_av_is_local(sdev, av);
 	struct dst_entry *dst = NULL;
 	struct ipv6hdr *ip6h;
 
@@ -561,17 +566,43 @@ static int srdma_xmit6(struct srdma_dev *sdev, const struct srdma_av *av,
 	memcpy(&ip6h->saddr, av->sgid.raw, sizeof(ip6h->saddr));
 	memcpy(&ip6h->daddr, av->dgid.raw, sizeof(ip6h->daddr));
 	skb->protocol = htons(ETH_P_IPV6);
-
-	if (local) {
-		__skb_pull(skb, sizeof(*ip6h) + sizeof(struct udphdr));
-		return srdma_recv(sdev, skb, true);
-	}
+	if (local)
+		return 0;
 	srdma_icrc_put(skb, ip6h, true, bth, bytes);
 	memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
 	skb->ip_summed = CHECKSUM_NONE;
-	return srdma_xmit_verdict(ip6_local_out(sdev->net, sn->sock6->sk, skb));
+	return 0;
 }
 #endif
+
+/* srdma_encap4() or srdma_encap6(), as @av's network type says */
+static int srdma_encap(struct srdma_dev *sdev, const struct srdma_av *av,
+		       struct srdma_route *route, u16 src_port, u16 ip_id,
+		       bool local, struct sk_buff *skb)
+{
+	if (av->network_type == RXE_NETWORK_TYPE_IPV4)
+		return srdma_encap4(sdev, av, route, src_port, ip_id, local,
+				    skb);
+#if IS_ENABLED(CONFIG_IPV6)
+	return srdma_encap6(sdev, av, route, src_port, local, skb);
+#else
+	kfree_skb(skb);
+	return -EAFNOSUPPORT;
+#endif
+}
+
+/* an encapsulated packet (or batch) to the IP stack: as srdma_xmit() */
+static int srdma_local_out(struct srdma_dev *sdev, struct sk_buff *skb)
+{
+#if IS_ENABLED(CONFIG_IPV6)
+	struct srdma_net *sn = net_generic(sdev->net, srdma_net_id);
+
+	if (skb->protocol == htons(ETH_P_IPV6))
+		return srdma_xmit_verdict(ip6_local_out(sdev->net,
+							sn->sock6->sk, skb));
+#endif
+	return srdma_xmit_verdict(ip_local_out(sdev->net, NULL, skb));
+}
 
 /**
  * srdma_xmit() - send one packet built by srdma_pkt_alloc() and filled
@@ -590,17 +621,18 @@ static int srdma_xmit6(struct srdma_dev *sdev, const struct srdma_av *av,
 int srdma_xmit(struct srdma_dev *sdev, const struct srdma_av *av,
 	       struct srdma_route *route, u16 src_port, struct sk_buff *skb)
 {
+	bool local = srdma_av_is_local(sdev, av);
 	int err;
 
-	if (av->network_type == RXE_NETWORK_TYPE_IPV4)
-		err = srdma_xmit4(sdev, av, route, src_port, skb);
-#if IS_ENABLED(CONFIG_IPV6)
-	else
-		err = srdma_xmit6(sdev, av, route, src_port, skb);
-#else
-	else
-		err = -EAFNOSUPPORT;
-#endif
+	err = srdma_encap(sdev, av, route, src_port, 0, local, skb);
+	if (!err && local) {
+		/* our own address: deliver without the trip through lo */
+		__skb_pull(skb, skb_transport_offset(skb) +
+				sizeof(struct udphdr));
+		err = srdma_recv(sdev, skb, true);
+	} else if (!err) {
+		err = srdma_local_out(sdev, skb);
+	}
 	if (err)
 		srdma_count(sdev, SRDMA_CNT_XMIT_REFUSED);
 	else
@@ -608,6 +640,150 @@ int srdma_xmit(struct srdma_dev *sdev, const struct srdma_av *av,
 	return err;
 }
 EXPORT_SYMBOL_IF_KUNIT(srdma_xmit);
+
+static unsigned int tx_batch_pkts = 16;
+module_param(tx_batch_pkts, uint, 0644);
+MODULE_PARM_DESC(tx_batch_pkts,
+		 "Most RC packets of a QP handed to the IP stack at once, as one UDP GSO packet, through a netdev that offloads checksums and takes fragments; 0 or 1: one at a time (default: 16)");
+
+/**
+ * srdma_xmit_batch_fits() - may a packet of @bytes, BTH to ICRC, on @av
+ * join @b (or start it)?
+ * @sdev: the device
+ * @av: the path of the batch's packets
+ * @b: the batch
+ * @bytes: the packet's
+ *
+ * A batch is cut by the stack (software GSO, or the netdev's) into
+ * segments of one size but the last: so each packet but the last is as
+ * long as the first. All of them fit one IP packet's 16-bit length. The
+ * segments get a UDP checksum, which only a netdev that offloads it makes
+ * cheaper than a packet at a time.
+ */
+bool srdma_xmit_batch_fits(struct srdma_dev *sdev, const struct srdma_av *av,
+			   const struct srdma_tx_batch *b, u32 bytes)
+{
+	struct net_device *ndev = sdev->ndev;
+	netdev_features_t features = READ_ONCE(ndev->features);
+	bool ipv4 = av->network_type == RXE_NETWORK_TYPE_IPV4;
+	u32 hdr = (ipv4 ? sizeof(struct iphdr) : sizeof(struct ipv6hdr)) +
+		  sizeof(struct udphdr);
+
+	if (!b->head)
+		return READ_ONCE(tx_batch_pkts) > 1 &&
+		       (features & NETIF_F_SG) &&
+		       (features & (NETIF_F_HW_CSUM | (ipv4 ? NETIF_F_IP_CSUM :
+							   NETIF_F_IPV6_CSUM))) &&
+		       !srdma_av_is_local(sdev, av);
+	return b->pkts < min(READ_ONCE(tx_batch_pkts),
+			     READ_ONCE(ndev->gso_max_segs)) &&
+	       bytes <= b->seg_bytes &&
+	       (b->tail == b->head || b->tail->len == b->seg_bytes) &&
+	       hdr + (u64)b->seg_bytes * b->pkts + bytes <= U16_MAX;
+}
+EXPORT_SYMBOL_IF_KUNIT(srdma_xmit_batch_fits);
+
+/**
+ * srdma_xmit_batch_add() - put a packet into a batch, after
+ * srdma_xmit_batch_fits()
+ * @sdev: the device
+ * @av: the path of the batch's packets, not this device's own address
+ * @route: the route of @av kept, or NULL to look it up
+ * @src_port: UDP source port
+ * @b: the batch
+ * @skb: the packet, built as for srdma_xmit(); consumed
+ *
+ * Its ICRC is computed as the stack will cut it out of the batch: with
+ * its own lengths and, in IPv4, the ID that segmentation gives it.
+ *
+ * Return: 0, or the route's error (counted as a refused transmit).
+ */
+int srdma_xmit_batch_add(struct srdma_dev *sdev, const struct srdma_av *av,
+			 struct srdma_route *route, u16 src_port,
+			 struct srdma_tx_batch *b, struct sk_buff *skb)
+{
+	u32 bytes = skb->len;
+	int err;
+
+	err = srdma_encap(sdev, av, route, src_port, b->pkts, false, skb);
+	if (err) {
+		srdma_count(sdev, SRDMA_CNT_XMIT_REFUSED);
+		return err;
+	}
+	b->pkts++;
+	if (!b->head) {
+		b->head = skb;
+		b->tail = skb;
+		b->seg_bytes = bytes;
+		return 0;
+	}
+	/* the stack puts the first packet's headers on each segment */
+	__skb_pull(skb, skb_transport_offset(skb) + sizeof(struct udphdr));
+	skb_dst_drop(skb);
+	if (b->tail == b->head)
+		skb_shinfo(b->head)->frag_list = skb;
+	else
+		b->tail->next = skb;
+	b->tail = skb;
+	b->head->len += skb->len;
+	b->head->data_len += skb->len;
+	b->head->truesize += skb->truesize;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(srdma_xmit_batch_add);
+
+/* @skb, a batch's first packet with the others on its frag_list: UDP GSO */
+VISIBLE_IF_KUNIT void srdma_batch_to_gso(struct sk_buff *skb, u32 seg_bytes, u32 pkts)
+{
+	struct udphdr *uh = udp_hdr(skb);
+	u32 len = skb->len - skb_transport_offset(skb);
+
+	uh->len = htons(len);
+	if (skb->protocol == htons(ETH_P_IP))
+		uh->check = ~udp_v4_check(len, ip_hdr(skb)->saddr,
+					  ip_hdr(skb)->daddr, 0);
+#if IS_ENABLED(CONFIG_IPV6)
+	else
+		uh->check = ~udp_v6_check(len, &ipv6_hdr(skb)->saddr,
+					  &ipv6_hdr(skb)->daddr, 0);
+#endif
+	skb->ip_summed = CHECKSUM_PARTIAL;
+	skb->csum_start = skb_transport_header(skb) - skb->head;
+	skb->csum_offset = offsetof(struct udphdr, check);
+	skb_shinfo(skb)->gso_size = seg_bytes;
+	skb_shinfo(skb)->gso_type = SKB_GSO_UDP_L4;
+	skb_shinfo(skb)->gso_segs = pkts;
+}
+EXPORT_SYMBOL_IF_KUNIT(srdma_batch_to_gso);
+
+/**
+ * srdma_xmit_batch_flush() - hand a batch to the IP stack; it is empty after
+ * @sdev: the device
+ * @b: the batch; one packet goes as srdma_xmit() sends it
+ *
+ * Return: as srdma_xmit(), for all its packets.
+ */
+int srdma_xmit_batch_flush(struct srdma_dev *sdev, struct srdma_tx_batch *b)
+{
+	struct sk_buff *skb = b->head;
+	u32 pkts = b->pkts;
+	int err;
+
+	if (!skb)
+		return 0;
+	if (pkts > 1)
+		srdma_batch_to_gso(skb, b->seg_bytes, pkts);
+	memset(b, 0, sizeof(*b));
+	err = srdma_local_out(sdev, skb);
+	if (err) {
+		srdma_count(sdev, SRDMA_CNT_XMIT_REFUSED);
+		return err;
+	}
+	srdma_count_add(sdev, SRDMA_CNT_SENT_PKTS, pkts);
+	if (pkts > 1)
+		srdma_count(sdev, SRDMA_CNT_TX_BATCHES);
+	return 0;
+}
 
 static int __net_init srdma_pernet_init(struct net *net)
 {

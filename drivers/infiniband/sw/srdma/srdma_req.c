@@ -355,6 +355,53 @@ VISIBLE_IF_KUNIT int srdma_req_pkt_span(u32 psn, u32 first_psn, u32 npsn,
 EXPORT_SYMBOL_IF_KUNIT(srdma_req_pkt_span);
 
 /*
+ * Hand the batch of packets built to the stack. Refused for a while (a
+ * full queue, no memory), none of them went: the requester goes back to
+ * the first. Refused otherwise (by a filter, say), they are lost as on a
+ * wire, and the ACK timeout sends them again.
+ */
+static int srdma_req_flush(struct srdma_qp *qp)
+{
+	struct srdma_req *req = &qp->req;
+	int err = srdma_qp_batch_flush(qp);
+
+	if (!err || !srdma_xmit_busy(err))
+		return 0;
+	req->index = srdma_queue_consumer(&qp->sq.queue);
+	req->psn = req->batch_psn;
+	req->psn_end = req->batch_psn_end;
+	req->noack_pkts = 0;
+	return err;
+}
+
+/*
+ * Send a packet of the requester's: into the batch if it may join it (an
+ * RC data packet, @batch), else alone, after the batch
+ */
+static int srdma_req_xmit(struct srdma_qp *qp, struct sk_buff *skb, u32 psn,
+			  bool batch)
+{
+	struct srdma_req *req = &qp->req;
+	int err;
+
+	if (!batch || !srdma_qp_batch_fits(qp, skb->len)) {
+		err = srdma_req_flush(qp);
+		if (err) {
+			kfree_skb(skb);
+			return err;
+		}
+		batch = batch && srdma_qp_batch_fits(qp, skb->len);
+	}
+	if (!batch)
+		return srdma_qp_xmit(qp, SRDMA_HALF_SEND, skb);
+	if (!req->batch.pkts) {
+		req->batch_psn = psn;
+		req->batch_psn_end = req->psn_end;
+	}
+	return srdma_qp_batch_add(qp, skb);
+}
+
+/*
  * The packet of @swqe with PSN @psn; sets *@next_psn to the PSN after it.
  * @wait_next: the QP waits after it, so it asks for an ACK. Returns 0 once
  * sent, -ENOBUFS if the netdev's queue was full, -EAGAIN if the path
@@ -366,7 +413,7 @@ static int srdma_req_send_pkt(struct srdma_qp *qp, struct srdma_swqe *swqe,
 	struct srdma_dev *sdev = to_srdma_dev(qp->ibqp.device);
 	struct rxe_send_wr *wr = &swqe->wqe.wr;
 	bool uc = qp->ibqp.qp_type == IB_QPT_UC;
-	bool ackreq = !uc, se = false, first, last, paged;
+	bool ackreq = !uc, se = false, batch = false, first, last, paged;
 	struct srdma_reth *reth;
 	struct srdma_bth *bth;
 	struct sk_buff *skb;
@@ -488,6 +535,7 @@ static int srdma_req_send_pkt(struct srdma_qp *qp, struct srdma_swqe *swqe,
 			kfree_skb(skb);
 			return err;
 		}
+		batch = !uc;
 		se = last && (wr->send_flags & IB_SEND_SOLICITED);
 		ackreq = !uc && (last || wait_next ||
 				 ++qp->req.noack_pkts >=
@@ -499,7 +547,7 @@ static int srdma_req_send_pkt(struct srdma_qp *qp, struct srdma_swqe *swqe,
 		qp->req.noack_pkts = 0;
 	srdma_bth_init(bth, opcode, se, srdma_pad_bytes(payload),
 		       qp->attr.dest_qp_num, ackreq, psn);
-	err = srdma_qp_xmit(qp, SRDMA_HALF_SEND, skb);
+	err = srdma_req_xmit(qp, skb, psn, batch);
 	/* a full queue is waited on, by UC too */
 	if (err == -ENOBUFS)
 		return err;
@@ -703,6 +751,12 @@ unsigned int srdma_req_run(struct srdma_qp *qp)
 			break;
 		}
 		done++;
+	}
+	if (srdma_req_flush(qp)) {
+		/* as a packet refused for a full queue (srdma_req_rc_step()) */
+		qp->req.refused_since_ns = 0;
+		srdma_comp_restart_timer(qp);
+		srdma_qp_xmit_refused(qp);
 	}
 	return done;
 }
