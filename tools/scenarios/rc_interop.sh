@@ -6,7 +6,9 @@
 # rdma_rxe, each on its eth0. ibv_rc_pingpong and perftest's RC tests in
 # both directions (a serves, then b serves) while host a captures the
 # RoCEv2 traffic with tcpdump, and then tests/mw_hosts (each host's memory
-# windows used by the other). Then, on host a: every captured packet
+# windows used by the other), and once more ib_send_bw and ib_write_bw with
+# host a's srdma behind a bridge, its packets sent in batches that eth0
+# cuts. Then, on host a: every captured packet
 # decodes as InfiniBand (tshark), both hosts sent each kind of RC packet,
 # and every ICRC is correct (roce_icrc.py: tshark 4.0 shows the ICRC but
 # does not check it). SRDMA_REF=rxe runs rdma_rxe on host a too.
@@ -114,6 +116,27 @@ flipped_byte_found() {
 	[ "$(grep -c ' BAD ' <<< "$out")" = 1 ]
 }
 
+# bridge_eth0: host a's address moves from eth0 to vb0, a veth whose peer
+# vb1 is bridged with eth0 (br0), all at eth0's MTU. Only vb0 answers ARP
+# for it: br0 would too, with eth0's MAC, and host b's frames to that MAC
+# would end at br0, where no device takes RoCEv2.
+bridge_eth0() {
+	local mtu
+	read -r mtu < /sys/class/net/eth0/mtu
+	sysctl -qw net.ipv4.conf.all.arp_ignore=1 || return
+	ip -batch - <<-EOF
+	link add br0 mtu $mtu type bridge
+	link add vb0 mtu $mtu type veth peer name vb1 mtu $mtu
+	link set vb1 master br0
+	link set eth0 master br0
+	addr del 198.18.0.1/24 dev eth0
+	addr add 198.18.0.1/24 dev vb0
+	link set br0 up
+	link set vb1 up
+	link set vb0 up
+	EOF
+}
+
 if [ "$SRDMA_ROLE" = a ]; then
 	rc_eth0_device "${SRDMA_REF:-srdma}"
 	timeout 900 tcpdump -Z root -U -B 16384 -n -i eth0 -w "$pcap" udp port 4791 \
@@ -138,6 +161,36 @@ a_rxe=()
 check "both hosts are ready for memory windows" rc_barrier mw
 hosts_run "memory windows of host a, b accesses" a "$mw_prog" "${a_rxe[@]}"
 hosts_run "memory windows of host b (rdma_rxe), a accesses" b "$mw_prog" -x rxe
+
+# srdma behind a bridge: its batches of packets (Documentation/transport.md,
+# "Batches of packets") pass the veth whole and are cut at eth0, which has
+# no offloads, as a NIC without UDP segmentation cuts them; rdma_rxe checks
+# each segment's ICRC, and so does roce_icrc.py in the capture below
+if [ "${SRDMA_REF:-srdma}" = srdma ]; then
+	if [ "$SRDMA_ROLE" = a ]; then
+		check "rdma link delete $dev" rdma link delete "$dev"
+		check "198.18.0.1 on vb0, a veth bridged with eth0" bridge_eth0
+		check "rdma link add $dev on vb0" rdma link add "$dev" type srdma netdev vb0
+		check "$dev: port active" wait_until 5 port_is "$dev" ACTIVE
+		check "$dev: a RoCEv2 GID for $my_ip" \
+			wait_until 10 rocev2_gid_index "$dev" "$my_ip"
+		rc_server_gid=$(rocev2_gid_index "$dev" "$my_ip")
+		rc_client_gid=$rc_server_gid
+	fi
+	check "both hosts are ready, host a behind a bridge" rc_barrier bridged
+	# host b learns vb0's MAC for 198.18.0.1
+	[ "$SRDMA_ROLE" = a ] || ip neigh flush dev eth0
+	check "the peer answers through the bridge" wait_until 30 ping -c1 -W1 "$peer_ip"
+	rc_serve b
+	rc_fresh_start
+	for tool in ib_send_bw ib_write_bw; do
+		rc_test "a behind a bridge: $tool" "$tool" -F -s 16384 -n 50 -t 8 -u 18
+	done
+	if [ "$SRDMA_ROLE" = a ]; then
+		check "$dev sent batches of packets (tx_batches)" \
+			test "$(counter "$dev" tx_batches)" -gt 0
+	fi
+fi
 check "both hosts are done" barrier done
 
 if [ "$SRDMA_ROLE" = a ]; then
