@@ -104,6 +104,13 @@ static struct socket *srdma_udp_open(struct net *net, bool ipv6)
 	if (err)
 		return ERR_PTR(err);
 	setup_udp_tunnel_sock(net, sock, &tnl_cfg);
+	/*
+	 * No inner checksum to validate, so no conversion of the UDP one;
+	 * and without it, a batch of a sender on this host (through a veth)
+	 * is cut at the socket without computing each segment's checksum
+	 * (udp_rcv_segment()), which its sender left to the offload
+	 */
+	inet_dec_convert_csum(sock->sk);
 	return sock;
 }
 
