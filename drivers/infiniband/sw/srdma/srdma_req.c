@@ -363,8 +363,11 @@ EXPORT_SYMBOL_IF_KUNIT(srdma_req_pkt_span);
 static int srdma_req_flush(struct srdma_qp *qp)
 {
 	struct srdma_req *req = &qp->req;
-	int err = srdma_qp_batch_flush(qp);
+	int err;
 
+	if (!req->batch.pkts)
+		return 0;
+	err = srdma_qp_batch_flush(qp);
 	if (!err || !srdma_xmit_busy(err))
 		return 0;
 	req->index = srdma_queue_consumer(&qp->sq.queue);
@@ -384,20 +387,17 @@ static int srdma_req_xmit(struct srdma_qp *qp, struct sk_buff *skb, u32 psn,
 	struct srdma_req *req = &qp->req;
 	int err;
 
-	if (!batch || !srdma_qp_batch_fits(qp, skb->len)) {
-		err = srdma_req_flush(qp);
-		if (err) {
-			kfree_skb(skb);
-			return err;
-		}
-		batch = batch && srdma_qp_batch_fits(qp, skb->len);
+	if (batch && req->batch.pkts && srdma_qp_batch_fits(qp, skb->len))
+		return srdma_qp_batch_add(qp, skb);
+	err = srdma_req_flush(qp);
+	if (err) {
+		kfree_skb(skb);
+		return err;
 	}
-	if (!batch)
+	if (!batch || !srdma_qp_batch_fits(qp, skb->len))
 		return srdma_qp_xmit(qp, SRDMA_HALF_SEND, skb);
-	if (!req->batch.pkts) {
-		req->batch_psn = psn;
-		req->batch_psn_end = req->psn_end;
-	}
+	req->batch_psn = psn;
+	req->batch_psn_end = req->psn_end;
 	return srdma_qp_batch_add(qp, skb);
 }
 
