@@ -6,9 +6,9 @@
 # rdma_rxe, each on its eth0. ibv_rc_pingpong and perftest's RC tests in
 # both directions (a serves, then b serves) while host a captures the
 # RoCEv2 traffic with tcpdump, and then tests/mw_hosts (each host's memory
-# windows used by the other), and once more ib_send_bw and ib_write_bw with
-# host a's srdma behind a bridge, its packets sent in batches that eth0
-# cuts. Then, on host a: every captured packet
+# windows used by the other), and once more ib_send_bw, ib_write_bw and
+# (host b reading) ib_read_bw with host a's srdma behind a bridge, its
+# packets sent in batches that eth0 cuts. Then, on host a: every captured packet
 # decodes as InfiniBand (tshark), both hosts sent each kind of RC packet,
 # and every ICRC is correct (roce_icrc.py: tshark 4.0 shows the ICRC but
 # does not check it). SRDMA_REF=rxe runs rdma_rxe on host a too.
@@ -189,6 +189,15 @@ if [ "${SRDMA_REF:-srdma}" = srdma ]; then
 	if [ "$SRDMA_ROLE" = a ]; then
 		check "$dev sent batches of packets (tx_batches)" \
 			test "$(counter "$dev" tx_batches)" -gt 0
+		batches=$(counter "$dev" tx_batches)
+	fi
+	# host b reads: srdma's read responses go in batches too
+	rc_serve a
+	rc_fresh_start
+	rc_test "a behind a bridge serves: ib_read_bw" ib_read_bw -F -s 16384 -n 50 -t 8 -u 18
+	if [ "$SRDMA_ROLE" = a ]; then
+		check "$dev sent its read responses in batches" \
+			test "$(counter "$dev" tx_batches)" -gt "$batches"
 	fi
 fi
 check "both hosts are done" barrier done

@@ -265,9 +265,12 @@ int srdma_qp_xmit_to(struct srdma_qp *qp, enum srdma_half half,
 		     const struct srdma_av *av, struct srdma_route *route,
 		     struct sk_buff *skb);
 void srdma_qp_charge(struct srdma_qp *qp, enum srdma_half half, u32 bytes);
-bool srdma_qp_batch_fits(struct srdma_qp *qp, u32 bytes);
-int srdma_qp_batch_add(struct srdma_qp *qp, struct sk_buff *skb);
-int srdma_qp_batch_flush(struct srdma_qp *qp);
+bool srdma_qp_batch_fits(struct srdma_qp *qp, const struct srdma_tx_batch *b,
+			 u32 bytes);
+int srdma_qp_batch_add(struct srdma_qp *qp, enum srdma_half half,
+		       struct srdma_tx_batch *b, struct sk_buff *skb);
+int srdma_qp_batch_flush(struct srdma_qp *qp, enum srdma_half half,
+			 struct srdma_tx_batch *b);
 void srdma_qp_xmit_refused(struct srdma_qp *qp);
 
 /* a refused transmit of @qp waits for its retry (srdma_qp_xmit_refused()) */

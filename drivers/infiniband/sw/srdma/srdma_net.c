@@ -740,7 +740,8 @@ int srdma_xmit_batch_add(struct srdma_dev *sdev, const struct srdma_av *av,
 EXPORT_SYMBOL_IF_KUNIT(srdma_xmit_batch_add);
 
 /* @skb, a batch's first packet with the others on its frag_list: UDP GSO */
-VISIBLE_IF_KUNIT void srdma_batch_to_gso(struct sk_buff *skb, u32 seg_bytes, u32 pkts)
+VISIBLE_IF_KUNIT void srdma_batch_to_gso(struct sk_buff *skb, u32 seg_bytes,
+					 u32 pkts)
 {
 	struct udphdr *uh = udp_hdr(skb);
 	u32 len = skb->len - skb_transport_offset(skb);

@@ -367,7 +367,7 @@ static int srdma_req_flush(struct srdma_qp *qp)
 
 	if (!req->batch.pkts)
 		return 0;
-	err = srdma_qp_batch_flush(qp);
+	err = srdma_qp_batch_flush(qp, SRDMA_HALF_SEND, &req->batch);
 	if (!err || !srdma_xmit_busy(err))
 		return 0;
 	req->index = srdma_queue_consumer(&qp->sq.queue);
@@ -387,18 +387,19 @@ static int srdma_req_xmit(struct srdma_qp *qp, struct sk_buff *skb, u32 psn,
 	struct srdma_req *req = &qp->req;
 	int err;
 
-	if (batch && req->batch.pkts && srdma_qp_batch_fits(qp, skb->len))
-		return srdma_qp_batch_add(qp, skb);
+	if (batch && req->batch.pkts &&
+	    srdma_qp_batch_fits(qp, &req->batch, skb->len))
+		return srdma_qp_batch_add(qp, SRDMA_HALF_SEND, &req->batch, skb);
 	err = srdma_req_flush(qp);
 	if (err) {
 		kfree_skb(skb);
 		return err;
 	}
-	if (!batch || !srdma_qp_batch_fits(qp, skb->len))
+	if (!batch || !srdma_qp_batch_fits(qp, &req->batch, skb->len))
 		return srdma_qp_xmit(qp, SRDMA_HALF_SEND, skb);
 	req->batch_psn = psn;
 	req->batch_psn_end = req->psn_end;
-	return srdma_qp_batch_add(qp, skb);
+	return srdma_qp_batch_add(qp, SRDMA_HALF_SEND, &req->batch, skb);
 }
 
 /*

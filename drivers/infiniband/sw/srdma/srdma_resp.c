@@ -166,21 +166,87 @@ static void srdma_resp_start_read(struct srdma_qp *qp, struct srdma_res *res,
 static void srdma_resp_fail(struct srdma_qp *qp, u32 psn,
 			    enum srdma_resp_verdict verdict);
 
-/* send read responses, up to a batch; how many it sent */
+/* where a read's responses stand: what a refused batch goes back to */
+struct srdma_read_pos {
+	u32 psn;
+	u64 va;
+	u32 resid;
+	bool first;
+};
+
+static void srdma_read_pos_get(const struct srdma_resp *resp,
+			       struct srdma_read_pos *pos)
+{
+	pos->psn = resp->read_psn;
+	pos->va = resp->read_va;
+	pos->resid = resp->read_resid;
+	pos->first = resp->read_first;
+}
+
+/*
+ * Hand the read responses batched to the stack. Refused for a while (a
+ * full queue, no memory), none went: the read goes back to the batch's
+ * first packet, @at. Refused otherwise, they are lost as on a wire, and
+ * the requester asks again for what it misses.
+ */
+static int srdma_resp_read_flush(struct srdma_qp *qp, struct srdma_tx_batch *b,
+				 const struct srdma_read_pos *at)
+{
+	struct srdma_resp *resp = &qp->resp;
+	int err;
+
+	if (!b->pkts)
+		return 0;
+	err = srdma_qp_batch_flush(qp, SRDMA_HALF_RECV, b);
+	if (!err || !srdma_xmit_busy(err))
+		return 0;
+	resp->read_psn = at->psn;
+	resp->read_va = at->va;
+	resp->read_resid = at->resid;
+	resp->read_first = at->first;
+	return err;
+}
+
+/* a read response: into batch @b if it may join it, else alone after it */
+static int srdma_resp_read_xmit(struct srdma_qp *qp, struct srdma_tx_batch *b,
+				struct srdma_read_pos *at, struct sk_buff *skb)
+{
+	int err;
+
+	if (b->pkts && srdma_qp_batch_fits(qp, b, skb->len))
+		return srdma_qp_batch_add(qp, SRDMA_HALF_RECV, b, skb);
+	err = srdma_resp_read_flush(qp, b, at);
+	if (err) {
+		kfree_skb(skb);
+		return err;
+	}
+	if (!srdma_qp_batch_fits(qp, b, skb->len))
+		return srdma_qp_xmit(qp, SRDMA_HALF_RECV, skb);
+	srdma_read_pos_get(&qp->resp, at);
+	return srdma_qp_batch_add(qp, SRDMA_HALF_RECV, b, skb);
+}
+
+/*
+ * send read responses, up to a batch; how many it sent. They go in
+ * batches (srdma_xmit_batch_add()) that never outlive the call: the read
+ * is released once its last packet has gone.
+ */
 static unsigned int srdma_resp_send_read(struct srdma_qp *qp)
 {
 	struct srdma_dev *sdev = to_srdma_dev(qp->ibqp.device);
 	struct srdma_resp *resp = &qp->resp;
+	struct srdma_tx_batch batch = {};
+	struct srdma_read_pos at = {};
 	struct srdma_aeth *aeth;
 	struct srdma_bth *bth;
 	struct sk_buff *skb;
-	bool refused = true, last, paged;
+	bool refused = true, last = false, paged;
 	unsigned int sent = 0;
 	int err = 0;
 	u8 opcode;
 	u32 n;
 
-	while (resp->read) {
+	while (!last) {
 		if (sent == SRDMA_ENGINE_BATCH ||
 		    srdma_sched_may_send(qp, SRDMA_HALF_RECV) ==
 		    SRDMA_SEND_WAIT) {
@@ -198,8 +264,10 @@ static unsigned int srdma_resp_send_read(struct srdma_qp *qp)
 		paged = srdma_pkt_paged_ok(sdev, &qp->av, n);
 		skb = paged ? srdma_pkt_alloc_paged(sdev, opcode, &bth) :
 			      srdma_pkt_alloc(sdev, opcode, n, &bth);
-		if (!skb)
+		if (!skb) {
+			last = false;
 			break;
+		}
 		if (srdma_op_flags(opcode) & SRDMA_OP_AETH) {
 			aeth = srdma_hdr(bth, SRDMA_OP_AETH);
 			aeth->smsn = srdma_aeth_make(SRDMA_AETH_ACK,
@@ -210,7 +278,11 @@ static unsigned int srdma_resp_send_read(struct srdma_qp *qp)
 						  resp->read_va, n)) {
 			/* the MR went since the READ was checked */
 			kfree_skb(skb);
-			srdma_resp_fail(qp, resp->read_psn, SRDMA_RESP_ACCESS);
+			if (srdma_resp_read_flush(qp, &batch, &at))
+				srdma_qp_xmit_refused(qp);
+			else
+				srdma_resp_fail(qp, resp->read_psn,
+						SRDMA_RESP_ACCESS);
 			return sent;
 		}
 		if (n) {
@@ -226,11 +298,16 @@ static unsigned int srdma_resp_send_read(struct srdma_qp *qp)
 		if (n && err == -ENOMEM) {
 			/* as an skb not had: the engine tries again */
 			kfree_skb(skb);
+			last = false;
 			break;
 		}
 		if (n && err) {
 			/* an ODP page: sent once the fault kicks the engine */
 			kfree_skb(skb);
+			if (srdma_resp_read_flush(qp, &batch, &at)) {
+				srdma_qp_xmit_refused(qp);
+				return sent;
+			}
 			if (srdma_odp_defer(qp, resp->read_mr, resp->read_va, n,
 					    false) == -EINPROGRESS)
 				return sent;
@@ -239,22 +316,28 @@ static unsigned int srdma_resp_send_read(struct srdma_qp *qp)
 		}
 		srdma_bth_init(bth, opcode, false, srdma_pad_bytes(n),
 			       qp->attr.dest_qp_num, false, resp->read_psn);
-		if (srdma_qp_xmit(qp, SRDMA_HALF_RECV, skb))
+		if (srdma_resp_read_xmit(qp, &batch, &at, skb)) {
+			last = false;
 			break;
+		}
 		resp->read_psn = srdma_psn_add(resp->read_psn, 1);
 		resp->read_va += n;
 		resp->read_resid -= n;
 		resp->read_first = false;
 		sent++;
-		if (last) {
-			if (resp->read_mr)
-				srdma_mr_put(resp->read_mr);
-			resp->read_mr = NULL;
-			resp->read = NULL;
-		}
 	}
-	if (resp->read && refused)
+	if (srdma_resp_read_flush(qp, &batch, &at)) {
+		last = false;
+		refused = true;
+	}
+	if (last) {
+		if (resp->read_mr)
+			srdma_mr_put(resp->read_mr);
+		resp->read_mr = NULL;
+		resp->read = NULL;
+	} else if (refused) {
 		srdma_qp_xmit_refused(qp);
+	}
 	return sent;
 }
 

@@ -318,60 +318,64 @@ int srdma_qp_xmit_to(struct srdma_qp *qp, enum srdma_half half,
 }
 
 /**
- * srdma_qp_batch_fits() - may the send half's next packet, of @bytes from
- * BTH to ICRC, go into its batch (struct srdma_tx_batch)? Not while a rate
- * is to be accounted packet by packet.
- * @qp: the QP, its send half running
+ * srdma_qp_batch_fits() - may a packet of a half, of @bytes from BTH to
+ * ICRC, go into batch @b (struct srdma_tx_batch), or start it? Not while a
+ * rate is to be accounted packet by packet.
+ * @qp: the QP, the half of @b running
+ * @b: the half's batch
  * @bytes: the packet's
  */
-bool srdma_qp_batch_fits(struct srdma_qp *qp, u32 bytes)
+bool srdma_qp_batch_fits(struct srdma_qp *qp, const struct srdma_tx_batch *b,
+			 u32 bytes)
 {
 	struct srdma_dev *sdev = to_srdma_dev(qp->ibqp.device);
 
 	return srdma_sched_unshaped(qp, &sdev->rate) &&
-	       srdma_xmit_batch_fits(sdev, &qp->av, &qp->req.batch, bytes);
+	       srdma_xmit_batch_fits(sdev, &qp->av, b, bytes);
 }
 
 /**
- * srdma_qp_batch_add() - put a packet of the send half into its batch
- * @qp: the QP, its send half running, srdma_qp_batch_fits() said yes
+ * srdma_qp_batch_add() - put a packet of a half into its batch
+ * @qp: the QP
+ * @half: enum srdma_half: the half that sends, running
+ * @b: its batch, which srdma_qp_batch_fits() said the packet fits
  * @skb: from srdma_pkt_alloc(), filled; consumed
  *
  * Return: as srdma_xmit_batch_add().
  */
-int srdma_qp_batch_add(struct srdma_qp *qp, struct sk_buff *skb)
+int srdma_qp_batch_add(struct srdma_qp *qp, enum srdma_half half,
+		       struct srdma_tx_batch *b, struct sk_buff *skb)
 {
-	struct srdma_tx_batch *b = &qp->req.batch;
 	u32 bytes = srdma_frame_bytes(&qp->av, skb->len);
 	int err;
 
-	srdma_engine_assert_owned(qp, SRDMA_HALF_SEND);
+	srdma_engine_assert_owned(qp, half);
 	trace_srdma_xmit(qp->ibqp.qp_num, (struct srdma_bth *)skb->data, bytes);
 	err = srdma_xmit_batch_add(to_srdma_dev(qp->ibqp.device), &qp->av,
-				   &qp->route[SRDMA_HALF_SEND], qp->src_port,
-				   b, skb);
+				   &qp->route[half], qp->src_port, b, skb);
 	if (!err)
 		b->frame_bytes += bytes;
 	return err;
 }
 
 /**
- * srdma_qp_batch_flush() - hand the send half's batch to the stack and
- * charge it
- * @qp: the QP, its send half running
+ * srdma_qp_batch_flush() - hand a half's batch to the stack and charge it
+ * @qp: the QP
+ * @half: enum srdma_half: the half that sends, running
+ * @b: its batch
  *
  * Return: as srdma_xmit_batch_flush().
  */
-int srdma_qp_batch_flush(struct srdma_qp *qp)
+int srdma_qp_batch_flush(struct srdma_qp *qp, enum srdma_half half,
+			 struct srdma_tx_batch *b)
 {
-	u32 bytes = qp->req.batch.frame_bytes;
+	u32 bytes = b->frame_bytes;
 	int err;
 
-	srdma_engine_assert_owned(qp, SRDMA_HALF_SEND);
-	err = srdma_xmit_batch_flush(to_srdma_dev(qp->ibqp.device),
-				     &qp->req.batch);
+	srdma_engine_assert_owned(qp, half);
+	err = srdma_xmit_batch_flush(to_srdma_dev(qp->ibqp.device), b);
 	if (!err)
-		srdma_qp_charge(qp, SRDMA_HALF_SEND, bytes);
+		srdma_qp_charge(qp, half, bytes);
 	return err;
 }
 
