@@ -16,11 +16,6 @@
 #include <linux/random.h>
 #include <linux/udp.h>
 #include <net/ipv6.h>
-#include <linux/version.h>
-/* skb_gso_segment(): in linux/netdevice.h up to 6.4, net/gso.h since */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)
-#include <net/gso.h>
-#endif
 
 #include "srdma_engine.h"
 

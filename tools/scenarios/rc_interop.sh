@@ -137,6 +137,13 @@ bridge_eth0() {
 	EOF
 }
 
+# unbridge_eth0: eth0 as the VM began, for the scenarios after this one
+unbridge_eth0() {
+	ip link delete vb0 && ip link delete br0 &&
+		ip addr add 198.18.0.1/24 dev eth0 &&
+		sysctl -qw net.ipv4.conf.all.arp_ignore=0
+}
+
 if [ "$SRDMA_ROLE" = a ]; then
 	rc_eth0_device "${SRDMA_REF:-srdma}"
 	timeout 900 tcpdump -Z root -U -B 16384 -n -i eth0 -w "$pcap" udp port 4791 \
@@ -222,4 +229,7 @@ if [ "$SRDMA_ROLE" = a ]; then
 	check "a flipped byte gives a bad ICRC" flipped_byte_found
 fi
 check "rdma link delete $dev" rdma link delete "$dev"
+if [ "$SRDMA_ROLE" = a ] && [ "${SRDMA_REF:-srdma}" = srdma ]; then
+	check "198.18.0.1 back on eth0, the bridge gone" unbridge_eth0
+fi
 finish

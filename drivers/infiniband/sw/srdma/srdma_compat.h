@@ -21,6 +21,11 @@
 #include <asm/unaligned.h>
 #endif
 
+/* skb_gso_segment() (KUnit): in <net/gso.h> since 6.5, netdevice.h before */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)
+#include <net/gso.h>
+#endif
+
 /*
  * A dump's parsed attributes: in the genl_info of the dump since 6.6
  * (genl_info_dump()), in struct genl_dumpit_info itself before.
