@@ -580,6 +580,80 @@ static void wire_xmit_verdict_test(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, srdma_xmit_busy(-ENETUNREACH));
 }
 
+static const u8 wire_mine[ETH_ALEN] = { 0x02, 0, 0, 0, 0, 1 };
+static const u8 wire_peer[ETH_ALEN] = { 0x02, 0, 0, 0, 0, 2 };
+
+/*
+ * @sdev on a netdev of its own, and @av from 127.0.0.1 to 127.0.0.2: a
+ * route every namespace has, through lo. Return: the netdev, to free.
+ */
+static struct net_device *wire_batch_setup(struct kunit *test,
+					   struct srdma_dev *sdev,
+					   struct srdma_av *av)
+{
+	struct net_device *ndev = alloc_etherdev(0);
+
+	KUNIT_ASSERT_NOT_NULL(test, ndev);
+	eth_hw_addr_set(ndev, wire_mine);
+	sdev->ndev = ndev;
+	sdev->net = &init_net;
+	memcpy(av->dmac, wire_peer, ETH_ALEN);
+	av->network_type = RXE_NETWORK_TYPE_IPV4;
+	ipv6_addr_set_v4mapped(htonl(INADDR_LOOPBACK),
+			       (struct in6_addr *)av->sgid.raw);
+	ipv6_addr_set_v4mapped(htonl(INADDR_LOOPBACK + 1),
+			       (struct in6_addr *)av->dgid.raw);
+	ndev->features = NETIF_F_SG | NETIF_F_HW_CSUM;
+	ndev->gso_max_segs = GSO_MAX_SEGS;
+	return ndev;
+}
+
+/*
+ * RC SEND MIDDLE packets of @paylens bytes of random payload, PSNs from
+ * 100, added to batch @b; a copy of each, BTH to payload, in @sent
+ */
+static void wire_batch_build(struct kunit *test, struct srdma_dev *sdev,
+			     struct srdma_av *av, struct srdma_route *route,
+			     struct srdma_tx_batch *b, const u32 *paylens,
+			     unsigned int n, u8 **sent)
+{
+	struct srdma_bth *bth;
+	struct sk_buff *skb;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		skb = srdma_pkt_alloc(sdev, IB_OPCODE_RC_SEND_MIDDLE,
+				      paylens[i], &bth);
+		KUNIT_ASSERT_NOT_NULL(test, skb);
+		srdma_bth_init(bth, IB_OPCODE_RC_SEND_MIDDLE, false, 0, 0x12,
+			       false, 100 + i);
+		get_random_bytes(bth + 1, paylens[i]);
+		sent[i] = kunit_kmalloc(test, skb->len, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, sent[i]);
+		memcpy(sent[i], skb->data, skb->len - SRDMA_ICRC_BYTES);
+		KUNIT_ASSERT_TRUE(test, srdma_xmit_batch_fits(sdev, av, b,
+							      skb->len));
+		KUNIT_ASSERT_EQ(test, srdma_xmit_batch_add(sdev, av, route,
+							   0xc001, b, skb), 0);
+	}
+	KUNIT_EXPECT_EQ(test, b->pkts, n);
+}
+
+/* batch @b as the stack cuts it: the packets, each with its IP header */
+static struct sk_buff *wire_batch_cut(struct kunit *test,
+				      struct srdma_tx_batch *b)
+{
+	struct sk_buff *skb = b->head, *segs;
+
+	srdma_batch_to_gso(skb, b->seg_bytes, b->pkts);
+	skb_reset_mac_header(skb);
+	skb->mac_len = 0;
+	segs = skb_gso_segment(skb, NETIF_F_SG | NETIF_F_HW_CSUM);
+	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(segs));
+	kfree_skb(skb);
+	return segs;
+}
+
 /*
  * A batch of packets handed to the stack as one UDP GSO packet: cut by the
  * stack's own segmentation, each segment is the packet built, and its ICRC,
@@ -591,8 +665,6 @@ static void wire_xmit_verdict_test(struct kunit *test)
 static void wire_batch_gso_test(struct kunit *test)
 {
 	static const u32 paylens[] = { 1024, 1024, 1024, 1024, 300 };
-	static const u8 mine[ETH_ALEN] = { 0x02, 0, 0, 0, 0, 1 };
-	static const u8 peer[ETH_ALEN] = { 0x02, 0, 0, 0, 0, 2 };
 	struct srdma_dev *sdev = kunit_kzalloc(test, sizeof(*sdev), GFP_KERNEL);
 	u8 *sent[ARRAY_SIZE(paylens)];
 	struct srdma_route route = {};
@@ -600,43 +672,15 @@ static void wire_batch_gso_test(struct kunit *test)
 	struct sk_buff *skb, *segs, *next;
 	struct srdma_av av = {};
 	struct net_device *ndev;
-	struct srdma_bth *bth;
-	unsigned int i, n = 0;
+	unsigned int n = 0;
 
 	KUNIT_ASSERT_NOT_NULL(test, sdev);
-	ndev = alloc_etherdev(0);
-	KUNIT_ASSERT_NOT_NULL(test, ndev);
-	eth_hw_addr_set(ndev, mine);
-	sdev->ndev = ndev;
-	sdev->net = &init_net;
-	memcpy(av.dmac, peer, ETH_ALEN);
-	av.network_type = RXE_NETWORK_TYPE_IPV4;
-	/* 127.0.0.1 to 127.0.0.2: a route every namespace has, through lo */
-	ipv6_addr_set_v4mapped(htonl(INADDR_LOOPBACK),
-			       (struct in6_addr *)av.sgid.raw);
-	ipv6_addr_set_v4mapped(htonl(INADDR_LOOPBACK + 1),
-			       (struct in6_addr *)av.dgid.raw);
-
+	ndev = wire_batch_setup(test, sdev, &av);
 	ndev->features = NETIF_F_SG;
 	KUNIT_EXPECT_FALSE(test, srdma_xmit_batch_fits(sdev, &av, &b, 1040));
 	ndev->features = NETIF_F_SG | NETIF_F_HW_CSUM;
-	ndev->gso_max_segs = GSO_MAX_SEGS;
-	for (i = 0; i < ARRAY_SIZE(paylens); i++) {
-		skb = srdma_pkt_alloc(sdev, IB_OPCODE_RC_SEND_MIDDLE,
-				      paylens[i], &bth);
-		KUNIT_ASSERT_NOT_NULL(test, skb);
-		srdma_bth_init(bth, IB_OPCODE_RC_SEND_MIDDLE, false, 0, 0x12,
-			       false, 100 + i);
-		get_random_bytes(bth + 1, paylens[i]);
-		sent[i] = kunit_kmalloc(test, skb->len, GFP_KERNEL);
-		KUNIT_ASSERT_NOT_NULL(test, sent[i]);
-		memcpy(sent[i], skb->data, skb->len - SRDMA_ICRC_BYTES);
-		KUNIT_ASSERT_TRUE(test, srdma_xmit_batch_fits(sdev, &av, &b,
-							      skb->len));
-		KUNIT_ASSERT_EQ(test, srdma_xmit_batch_add(sdev, &av, &route,
-							   0xc001, &b, skb), 0);
-	}
-	KUNIT_EXPECT_EQ(test, b.pkts, ARRAY_SIZE(paylens));
+	wire_batch_build(test, sdev, &av, &route, &b, paylens,
+			 ARRAY_SIZE(paylens), sent);
 	/* after a shorter one, nothing; nor a longer one, nor to itself */
 	KUNIT_EXPECT_FALSE(test, srdma_xmit_batch_fits(sdev, &av, &b, 100));
 	one = (struct srdma_tx_batch){ .head = b.head, .tail = b.head,
@@ -646,13 +690,7 @@ static void wire_batch_gso_test(struct kunit *test)
 	av.dgid = av.sgid;
 	KUNIT_EXPECT_FALSE(test, srdma_xmit_batch_fits(sdev, &av, &none, 1040));
 
-	skb = b.head;
-	srdma_batch_to_gso(skb, b.seg_bytes, b.pkts);
-	skb_reset_mac_header(skb);
-	skb->mac_len = 0;
-	segs = skb_gso_segment(skb, NETIF_F_SG | NETIF_F_HW_CSUM);
-	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(segs));
-	kfree_skb(skb);
+	segs = wire_batch_cut(test, &b);
 	skb_list_walk_safe(segs, skb, next) {
 		struct iphdr *iph;
 
@@ -676,6 +714,101 @@ static void wire_batch_gso_test(struct kunit *test)
 		n++;
 	}
 	KUNIT_EXPECT_EQ(test, n, ARRAY_SIZE(paylens));
+	dst_release(route.dst);
+	free_netdev(ndev);
+}
+
+/*
+ * Packets GRO joined (srdma_gro.c), taken apart at the socket: each is the
+ * packet sent, its ICRC good over the IP ID it came with and its own
+ * lengths, which GRO had set to the whole's in the first one's headers.
+ * The second time a packet tap holds a clone of the whole, which stays
+ * whole.
+ */
+static void wire_gro_split_test(struct kunit *test)
+{
+	static const u32 paylens[] = { 2048, 2048, 700 };
+	struct srdma_dev *sdev = kunit_kzalloc(test, sizeof(*sdev), GFP_KERNEL);
+	unsigned int hdr = sizeof(struct iphdr) + sizeof(struct udphdr);
+	u8 *sent[ARRAY_SIZE(paylens)];
+	struct sk_buff *head, *skb, *next, *tap, **tail;
+	struct srdma_route route = {};
+	struct sk_buff_head list;
+	struct net_device *ndev;
+	struct srdma_av av = {};
+	unsigned int n, total;
+	int tapped;
+
+	KUNIT_ASSERT_NOT_NULL(test, sdev);
+	ndev = wire_batch_setup(test, sdev, &av);
+	for (tapped = 0; tapped < 2; tapped++) {
+		struct srdma_tx_batch b = {};
+
+		wire_batch_build(test, sdev, &av, &route, &b, paylens,
+				 ARRAY_SIZE(paylens), sent);
+		/* as GRO leaves them: the first at its UDP header, the rest
+		 * at their BTHs on its frag_list
+		 */
+		head = wire_batch_cut(test, &b);
+		skb = head->next;
+		skb_mark_not_on_list(head);
+		skb_reset_network_header(head);
+		__skb_pull(head, sizeof(struct iphdr));
+		tail = &skb_shinfo(head)->frag_list;
+		for (; skb; skb = next) {
+			next = skb->next;
+			skb_mark_not_on_list(skb);
+			skb_reset_network_header(skb);
+			__skb_pull(skb, hdr);
+			*tail = skb;
+			tail = &skb->next;
+			head->len += skb->len;
+			head->data_len += skb->len;
+			head->truesize += skb->truesize;
+		}
+		total = head->len;
+		ip_hdr(head)->tot_len = htons(total + sizeof(struct iphdr));
+		udp_hdr(head)->len = htons(total);
+		skb_shinfo(head)->gso_size = paylens[0];
+		skb_shinfo(head)->gso_type = SKB_GSO_UDP_TUNNEL;
+		KUNIT_EXPECT_TRUE(test, srdma_gro_joined(head));
+		tap = tapped ? skb_clone(head, GFP_KERNEL) : NULL;
+
+		__skb_queue_head_init(&list);
+		KUNIT_ASSERT_EQ(test, srdma_gro_split(head, &list), 0);
+		KUNIT_EXPECT_FALSE(test, srdma_gro_joined(head));
+		KUNIT_ASSERT_EQ(test, skb_queue_len(&list),
+				ARRAY_SIZE(paylens) - 1);
+		KUNIT_EXPECT_EQ(test, ntohs(ip_hdr(head)->tot_len),
+				head->len + sizeof(struct iphdr));
+		KUNIT_EXPECT_EQ(test, ntohs(udp_hdr(head)->len), head->len);
+		__skb_pull(head, sizeof(struct udphdr));
+		__skb_queue_head(&list, head);
+		n = 0;
+		skb_queue_walk(&list, skb) {
+			KUNIT_EXPECT_EQ(test, ntohs(ip_hdr(skb)->id), n);
+			KUNIT_ASSERT_EQ(test, skb->len, SRDMA_BTH_BYTES +
+					paylens[n] + SRDMA_ICRC_BYTES);
+			KUNIT_ASSERT_EQ(test, skb_linearize(skb), 0);
+			KUNIT_EXPECT_EQ(test, memcmp(skb->data, sent[n],
+						     skb->len -
+						     SRDMA_ICRC_BYTES), 0);
+			KUNIT_EXPECT_TRUE_MSG(test,
+					      srdma_icrc_skb_ok(skb, false),
+					      "packet %u", n);
+			n++;
+		}
+		__skb_queue_purge(&list);
+		if (tap) {
+			KUNIT_EXPECT_EQ(test, tap->len, total);
+			KUNIT_EXPECT_EQ(test, ntohs(udp_hdr(tap)->len), total);
+			n = 0;
+			skb_walk_frags(tap, skb)
+				n++;
+			KUNIT_EXPECT_EQ(test, n, ARRAY_SIZE(paylens) - 1);
+			kfree_skb(tap);
+		}
+	}
 	dst_release(route.dst);
 	free_netdev(ndev);
 }
@@ -721,6 +854,7 @@ static struct kunit_case wire_cases[] = {
 	KUNIT_CASE(wire_crc32_candidates_test),
 	KUNIT_CASE(wire_xmit_verdict_test),
 	KUNIT_CASE(wire_batch_gso_test),
+	KUNIT_CASE(wire_gro_split_test),
 	KUNIT_CASE(timer_ack_timeout_test),
 	KUNIT_CASE(timer_rnr_delay_test),
 	{}

@@ -8,7 +8,11 @@
 # RoCEv2 traffic with tcpdump, and then tests/mw_hosts (each host's memory
 # windows used by the other), and once more ib_write_bw and (host b
 # reading) ib_read_bw with host a's srdma behind a bridge, its packets sent
-# in batches that eth0 cuts. Then, on host a: every captured packet
+# in batches that eth0 cuts. Host a takes no packets together (GRO) while
+# it captures: tcpdump would show each such join as one packet. Once the
+# capture has ended, ib_write_bw from host b once more, with GRO: srdma
+# takes rdma_rxe's packets together at eth0 and across the bridge. Then,
+# on host a: every captured packet
 # decodes as InfiniBand (tshark), both hosts sent each kind of RC packet,
 # and every ICRC is correct (roce_icrc.py: tshark 4.0 shows the ICRC but
 # does not check it). SRDMA_REF=rxe runs rdma_rxe on host a too.
@@ -144,8 +148,22 @@ unbridge_eth0() {
 		sysctl -qw net.ipv4.conf.all.arp_ignore=0
 }
 
+# gro_pkts N: srdma's rx_gro_pkts
+gro_pkts() {
+	echo "$1" > /sys/module/srdma/parameters/rx_gro_pkts
+}
+
+# stop_capture: tcpdump has written what it received, and ends
+stop_capture() {
+	check "tcpdump has written all it received" wait_until 60 capture_settled
+	kill "$tcpdump_pid"
+	wait "$tcpdump_pid"
+	check "tcpdump captured packets, all it received" capture_whole
+}
+
 if [ "$SRDMA_ROLE" = a ]; then
 	rc_eth0_device "${SRDMA_REF:-srdma}"
+	[ "${SRDMA_REF:-srdma}" = rxe ] || check "no GRO while capturing" gro_pkts 0
 	timeout 900 tcpdump -Z root -U -B 16384 -n -i eth0 -w "$pcap" udp port 4791 \
 		2> "$SRDMA_RESULTS/tcpdump.log" &
 	tcpdump_pid=$!
@@ -204,15 +222,22 @@ if [ "${SRDMA_REF:-srdma}" = srdma ]; then
 	if [ "$SRDMA_ROLE" = a ]; then
 		check "$dev sent its read responses in batches" \
 			test "$(counter "$dev" tx_batches)" -gt "$batches"
+		stop_capture
+		check "GRO on again" gro_pkts 64
+		joins=$(counter "$dev" rx_batches)
+	fi
+	rc_serve a
+	rc_fresh_start
+	rc_test "a behind a bridge serves, GRO: ib_write_bw" ib_write_bw -F -s 16384 -n 50 -t 8 -u 18
+	if [ "$SRDMA_ROLE" = a ]; then
+		check "$dev took packets of rdma_rxe together (rx_batches $joins -> $(counter "$dev" rx_batches))" \
+			test "$(counter "$dev" rx_batches)" -gt "$joins"
 	fi
 fi
 check "both hosts are done" barrier done
 
 if [ "$SRDMA_ROLE" = a ]; then
-	check "tcpdump has written all it received" wait_until 60 capture_settled
-	kill "$tcpdump_pid"
-	wait "$tcpdump_pid"
-	check "tcpdump captured packets, all it received" capture_whole
+	[ "${SRDMA_REF:-srdma}" = rxe ] && stop_capture
 	check "tshark decodes the capture" decode_capture
 	check "every packet is RoCEv2: InfiniBand BTH over UDP 4791" all_infiniband
 	check "no malformed packet, no expert warning" no_expert_reports

@@ -18,7 +18,10 @@
 #
 # Topology (one VM), MTU 9000 on a veth pair, netem on the egress of both
 # veth ends (so requests, responses and ACKs all see it; the loss rate is
-# per direction):
+# per direction). For srdma the veths cut its batches of packets as they
+# send, as a NIC without UDP segmentation does, and take packets together
+# as they receive (GRO, which a veth runs only for a sender without TSO):
+# the loss-free run checks that both devices did (rx_batches).
 #   srdma:    srdma0 on veth0 (initial namespace) -> srdma1 on veth1 in
 #             namespace "peer";
 #   rdma_rxe: it listens in the initial namespace only, so rxe0 on veth0 and
@@ -176,6 +179,10 @@ runs() {
 		# so far, for a failure's diagnosis
 		[ "$drv" = srdma ] &&
 			echo "# counters: $dev: $(nonzero_counters "$dev"); $pdev: $(nonzero_counters "$pdev" "$peer_ns")"
+		[ "$drv" = srdma ] && [ $n = 1 ] &&
+			check "$drv, $cond: packets taken together on receive (rx_batches of both)" \
+				test "$(counter "$dev" rx_batches)" -gt 0 -a \
+				"$(counter "$pdev" rx_batches "$peer_ns")" -gt 0
 		# packets that overtook others were held, not dropped and NAKed
 		[ "$drv" = srdma ] && [[ $cond == *reorder* ]] &&
 			check "$drv, $cond: packets held until their turn (reordered_pkts > 0)" \
@@ -208,6 +215,9 @@ for drv in $drivers; do
 	srdma)
 		peer_ns=peer
 		srdma_pair 9000
+		check "veth0 and veth1: GRO, no UDP segmentation offload" sh -c \
+			'ethtool -K veth0 gro on tso off tx-udp-segmentation off &&
+			 ip netns exec peer ethtool -K veth1 gro on tso off tx-udp-segmentation off'
 		runs srdma srdma0 srdma1
 		check "rdma link delete srdma1" ip netns exec peer rdma link delete srdma1
 		check "rdma link delete srdma0" rdma link delete srdma0

@@ -42,6 +42,7 @@ static const struct rdma_stat_desc srdma_counter_descs[] = {
 	[SRDMA_CNT_ENGINE_WORK_ITEMS] = { .name = "engine_work_items" },
 	[SRDMA_CNT_LOCAL_ACKS] = { .name = "local_acks" },
 	[SRDMA_CNT_TX_BATCHES] = { .name = "tx_batches" },
+	[SRDMA_CNT_RX_BATCHES] = { .name = "rx_batches" },
 };
 
 struct rdma_hw_stats *srdma_alloc_hw_port_stats(struct ib_device *ib_dev,

@@ -307,6 +307,11 @@ int srdma_xmit_batch_add(struct srdma_dev *sdev, const struct srdma_av *av,
 			 struct srdma_tx_batch *b, struct sk_buff *skb);
 int srdma_xmit_batch_flush(struct srdma_dev *sdev, struct srdma_tx_batch *b);
 bool srdma_av_is_local(struct srdma_dev *sdev, const struct srdma_av *av);
+struct sk_buff *srdma_gro_receive(struct sock *sk, struct list_head *head,
+				  struct sk_buff *skb);
+int srdma_gro_complete(struct sock *sk, struct sk_buff *skb, int nhoff);
+bool srdma_gro_joined(const struct sk_buff *skb);
+int srdma_gro_split(struct sk_buff *skb, struct sk_buff_head *list);
 #if IS_ENABLED(CONFIG_KUNIT)
 int srdma_xmit_verdict(int err);
 void srdma_batch_to_gso(struct sk_buff *skb, u32 seg_bytes, u32 pkts);

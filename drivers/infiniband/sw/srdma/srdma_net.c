@@ -62,22 +62,50 @@ static struct srdma_dev *srdma_dev_of_netdev(struct net_device *ndev)
 	return ib_dev ? to_srdma_dev(ib_dev) : NULL;
 }
 
-/* a RoCEv2 packet from the UDP socket: skb->data points at the UDP header */
+/* one packet from the UDP socket, skb->data at its UDP header */
+static void srdma_udp_recv_one(struct srdma_dev *sdev, struct sk_buff *skb)
+{
+	if (!pskb_may_pull(skb, sizeof(struct udphdr) + SRDMA_BTH_BYTES)) {
+		srdma_count(sdev, SRDMA_CNT_DROP_BAD_HEADER);
+		kfree_skb(skb);
+		return;
+	}
+	__skb_pull(skb, sizeof(struct udphdr));
+	srdma_recv(sdev, skb, false);
+}
+
+/*
+ * a RoCEv2 packet from the UDP socket, or packets GRO joined
+ * (srdma_gro.c): skb->data points at the (first) UDP header
+ */
 static int srdma_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 {
 	struct srdma_dev *sdev = srdma_dev_of_netdev(skb->dev);
+	struct sk_buff_head joined;
+	int lost;
 
 	if (!sdev) {
 		kfree_skb(skb);
 		return 0;
 	}
-	if (!pskb_may_pull(skb, sizeof(struct udphdr) + SRDMA_BTH_BYTES)) {
-		srdma_count(sdev, SRDMA_CNT_DROP_BAD_HEADER);
-		kfree_skb(skb);
-	} else {
-		__skb_pull(skb, sizeof(struct udphdr));
-		srdma_recv(sdev, skb, false);
+	if (!srdma_gro_joined(skb)) {
+		srdma_udp_recv_one(sdev, skb);
+		goto out;
 	}
+	__skb_queue_head_init(&joined);
+	lost = srdma_gro_split(skb, &joined);
+	if (lost < 0) {
+		srdma_count_add(sdev, SRDMA_CNT_PKT_NOMEM,
+				skb_shinfo(skb)->gso_segs);
+		kfree_skb(skb);
+		goto out;
+	}
+	srdma_count_add(sdev, SRDMA_CNT_PKT_NOMEM, lost);
+	srdma_count(sdev, SRDMA_CNT_RX_BATCHES);
+	srdma_udp_recv_one(sdev, skb);
+	while ((skb = __skb_dequeue(&joined)))
+		srdma_recv(sdev, skb, false);
+out:
 	ib_device_put(&sdev->ib_dev);
 	return 0;
 }
@@ -87,6 +115,8 @@ static struct socket *srdma_udp_open(struct net *net, bool ipv6)
 	struct udp_tunnel_sock_cfg tnl_cfg = {
 		.encap_type = 1,
 		.encap_rcv = srdma_udp_encap_recv,
+		.gro_receive = srdma_gro_receive,
+		.gro_complete = srdma_gro_complete,
 	};
 	struct udp_port_cfg port_cfg = {
 		.local_udp_port = htons(ROCE_V2_UDP_DPORT),
