@@ -104,7 +104,7 @@ with_skb_failures() {
 nomem0=$(counter srdma0 pkt_nomem)
 nomem1=$(counter srdma1 pkt_nomem peer)
 check "rc_bulk under failing skb allocations: WRITE and READ, data verified" \
-	with_skb_failures nomem_rc 'RC QPs connected' "$bulk" -m 4 -p 1 srdma0 srdma1
+	with_skb_failures nomem_rc 'RC QPs connected' "$bulk" -m 2 -p 1 srdma0 srdma1
 gs=$(rocev2_gid_index srdma1 198.18.0.2)
 gc=$(rocev2_gid_index srdma0 198.18.0.1)
 ip netns exec peer timeout 60 ibv_ud_pingpong -d srdma1 -g "$gs" -s 1024 -n 1000 -c \

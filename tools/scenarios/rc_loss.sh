@@ -4,7 +4,10 @@
 # RC under packet loss and reordering: tests/rc_bulk moves RC_LOSS_MIB MiB
 # (default 4) by RDMA WRITE and by RDMA READ (64 KiB messages, 8
 # outstanding) and checks every byte, loss-free, with netem loss 1 %, loss
-# 5 % and reordering (delay 1ms reorder 25% 50%) (RC_LOSS_DRIFT=1, make
+# 5 %, reordering (delay 1ms reorder 25% 50%) and a queue that overflows
+# (delay 1ms limit 3: the netdev refuses packets, srdma's batches among
+# them, and srdma sends them again, so that nothing is lost: no
+# retransmission; no perftest there) (RC_LOSS_DRIFT=1, make
 # soak: loss-free again at the end, how much the figures drift on a shared
 # machine), for srdma and then for rdma_rxe
 # in the same boot. Each srdma run must finish (rc_bulk gives up after
@@ -48,7 +51,7 @@ drivers=${RC_LOSS_DRIVERS:-srdma}
 mib=${RC_LOSS_MIB:-4}
 seconds=${RC_LOSS_SECONDS:-120}
 perftest=${RC_LOSS_PERFTEST:-1}
-conditions=("none" "loss 1%" "loss 5%" "delay 1ms reorder 25% 50%")
+conditions=("none" "loss 1%" "loss 5%" "delay 1ms reorder 25% 50%" "delay 1ms limit 3")
 [ "${RC_LOSS_DRIFT:-0}" = 0 ] || conditions+=("none")
 table=$SRDMA_RESULTS/loss-table.txt
 : > "$table"
@@ -162,7 +165,7 @@ verdict() {
 # row per condition in $table: driver, condition, write, read, ib_write_bw,
 # ib_read_bw
 runs() {
-	local drv=$1 dev=$2 pdev=$3 cond name w r pw pr pw_ok pr_ok ok_free=1 n=0
+	local drv=$1 dev=$2 pdev=$3 cond name w r pw pr pw_ok pr_ok ok_free=1 n=0 refused resent
 	shift 3
 	for cond in "${conditions[@]}"; do
 		n=$((n + 1))
@@ -174,15 +177,29 @@ runs() {
 			continue
 		fi
 		check "$drv: netem $cond" netem_set "$cond"
+		[ "$drv" = srdma ] && refused=$(counter "$dev" xmit_refused) &&
+			resent=$(counter "$dev" retransmits)
 		verdict "$drv" "$drv, $cond: rc_bulk completes, data verified" \
 			run_tap "$name" "$prog" -m "$mib" -T "$seconds" "$@" "$dev" "$pdev"
 		# so far, for a failure's diagnosis
 		[ "$drv" = srdma ] &&
 			echo "# counters: $dev: $(nonzero_counters "$dev"); $pdev: $(nonzero_counters "$pdev" "$peer_ns")"
-		[ "$drv" = srdma ] && [ $n = 1 ] &&
+		if [ "$drv" = srdma ] && [ $n = 1 ]; then
 			check "$drv, $cond: packets taken together on receive (rx_batches of both)" \
 				test "$(counter "$dev" rx_batches)" -gt 0 -a \
 				"$(counter "$pdev" rx_batches "$peer_ns")" -gt 0
+			check "$drv, $cond: each QP's packets in order through GRO (reordered_pkts 0 on both)" \
+				test "$(counter "$dev" reordered_pkts)" = 0 -a \
+				"$(counter "$pdev" reordered_pkts "$peer_ns")" = 0
+		fi
+		# a full queue refused packets, batches among them, which went
+		# again in their place: nothing was lost
+		if [ "$drv" = srdma ] && [[ $cond == *limit* ]]; then
+			check "$drv, $cond: the netdev refused packets (xmit_refused $refused -> $(counter "$dev" xmit_refused))" \
+				test "$(counter "$dev" xmit_refused)" -gt "$refused"
+			check "$drv, $cond: none sent again (retransmits $resent -> $(counter "$dev" retransmits))" \
+				test "$(counter "$dev" retransmits)" = "$resent"
+		fi
 		# packets that overtook others were held, not dropped and NAKed
 		[ "$drv" = srdma ] && [[ $cond == *reorder* ]] &&
 			check "$drv, $cond: packets held until their turn (reordered_pkts > 0)" \
@@ -191,8 +208,9 @@ runs() {
 		r=$(awk '/^# result read/ { print $(NF - 1) }' "$SRDMA_RESULTS/$name.tap")
 		[ $n = 1 ] && [ -z "$r" ] && ok_free=0
 		pw=- pr=-
-		# perftest only where rc_bulk got through: it cannot say more
-		if [ "$perftest" = 1 ] && [ -n "$w$r" ]; then
+		# perftest only where rc_bulk got through: it cannot say more;
+		# nor behind the overflowing queue, whose point is rc_bulk's data
+		if [ "$perftest" = 1 ] && [ -n "$w$r" ] && [[ $cond != *limit* ]]; then
 			pw=$(perf ib_write_bw "$dev" "$pdev" "$name.ib_write_bw")
 			pw_ok=$?
 			pr=$(perf ib_read_bw "$dev" "$pdev" "$name.ib_read_bw")

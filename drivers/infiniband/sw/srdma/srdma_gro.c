@@ -82,22 +82,42 @@ static bool srdma_gro_to_local(struct sk_buff *skb, const void *l3)
 }
 
 /*
- * The held skb of @qpn among those GRO found of the same flow; the others
- * are not (srdma_gro_receive() pulled each held one's BTH into its linear
- * part)
+ * The held skb of the packet at @skb's GRO offset @off, IP header @l3 of
+ * @l3_bytes: one from the same netdev, addresses and UDP ports to the
+ * same QP. Not from GRO's same_flow: UDP's GRO takes a flow's packets
+ * with a UDP checksum and those without for two flows, and srdma mixes
+ * them (a batch has one, a lone packet none); a packet that passed those
+ * of the other kind held would arrive out of order. Each packet of a
+ * join keeps its checksum's verdict (srdma_gro_complete()).
  */
-static struct sk_buff *srdma_gro_held(struct list_head *head, unsigned int off,
+static struct sk_buff *srdma_gro_held(struct list_head *head,
+				      struct sk_buff *skb, unsigned int off,
+				      const u8 *l3, unsigned int l3_bytes,
 				      u32 qpn)
 {
+	unsigned int at = off - sizeof(struct udphdr) - l3_bytes;
+	bool v6 = l3_bytes == sizeof(struct ipv6hdr);
+	/* the version (and IPv4's header length), the addresses, the ports */
+	u8 first = v6 ? 0xf0 : 0xff;
+	unsigned int addr = v6 ? offsetof(struct ipv6hdr, saddr) :
+				 offsetof(struct iphdr, saddr);
+	unsigned int proto = v6 ? offsetof(struct ipv6hdr, nexthdr) :
+				  offsetof(struct iphdr, protocol);
+	const u8 *theirs;
 	struct sk_buff *p;
 
 	list_for_each_entry(p, head, list) {
-		if (!NAPI_GRO_CB(p)->same_flow)
+		if (p->dev != skb->dev || p->protocol != skb->protocol ||
+		    skb_headlen(p) < off + SRDMA_BTH_BYTES)
 			continue;
-		if (skb_headlen(p) >= off + SRDMA_BTH_BYTES &&
-		    srdma_bth_qpn((struct srdma_bth *)(p->data + off)) == qpn)
+		theirs = p->data + at;
+		if (!((theirs[0] ^ l3[0]) & first) &&
+		    theirs[proto] == l3[proto] &&
+		    !memcmp(theirs + addr, l3 + addr, l3_bytes - addr) &&
+		    !memcmp(theirs + l3_bytes, l3 + l3_bytes, 4) &&
+		    srdma_bth_qpn((const struct srdma_bth *)(p->data + off)) ==
+		    qpn)
 			return p;
-		NAPI_GRO_CB(p)->same_flow = 0;
 	}
 	return NULL;
 }
@@ -154,7 +174,7 @@ struct sk_buff *srdma_gro_receive(struct sock *sk, struct list_head *head,
 	}
 	uh = l3 + l3_bytes;
 	bth = (const struct srdma_bth *)(uh + 1);
-	p = srdma_gro_held(head, off, srdma_bth_qpn(bth));
+	p = srdma_gro_held(head, skb, off, l3, l3_bytes, srdma_bth_qpn(bth));
 	transport = srdma_op_transport(bth->opcode);
 	/*
 	 * A packet that does not join goes up alone, after those held of its
