@@ -9,7 +9,8 @@
 # REMOTE_WRITE refused), tests/mw_hosts (memory windows of each host used
 # by the other: type 1 and 2, SEND_WITH_INV, and keys taken away under
 # WRITEs), then RoCEv2 over
-# IPv6 (RC, UD, rdma_cm).
+# IPv6 (RC, UD, rdma_cm). srdma takes rdma_rxe's packets together on
+# receive (GRO) until the capture of the IPv6 part.
 prog=$(dirname "$0")/../../tests/bin/atomic_write_hosts
 mw_prog=$(dirname "$0")/../../tests/bin/mw_hosts
 . "$(dirname "$0")/../scenarios/lib.sh"
@@ -26,6 +27,9 @@ rc_serve a
 rc_test "rdma_rxe to srdma: ibv_rc_pingpong -s 65536" ibv_rc_pingpong -s 65536 -n 10 -c
 rc_test "rdma_rxe to srdma: ib_write_bw" ib_write_bw -F -s 16384 -n 50 -t 8 -u 18
 rc_test "rdma_rxe to srdma: ib_read_lat" ib_read_lat -F -s 2 -n 50
+[ "$SRDMA_ROLE" = a ] &&
+	check "srdma took packets of rdma_rxe together (rx_batches $(counter "$dev" rx_batches))" \
+		test "$(counter "$dev" rx_batches)" -gt 0
 
 # the responder, or the windows' owner, waits; the other end retries its
 # TCP connection until it listens
@@ -40,7 +44,8 @@ check "both hosts are done" rc_barrier aw_done
 # RoCEv2 over IPv6, both ways: RC and UD pingpong and rping -V (rdma_cm
 # resolving an IPv6 address) on the GID of each host's IPv6 address (the
 # VM runner gives eth0 one); host a captures them, and every frame is
-# IPv6 with a correct ICRC
+# IPv6 with a correct ICRC (srdma takes no packets together meanwhile: the
+# capture would show each join as one packet)
 my6=fd00:5264:6d61::1 peer6=fd00:5264:6d61::2
 [ "$SRDMA_ROLE" = a ] || { my6=$peer6 peer6=fd00:5264:6d61::1; }
 modprobe rdma_ucm
@@ -49,6 +54,8 @@ rc_server_gid=$(rocev2_gid_index "$dev" "$my6")
 rc_client_gid=$rc_server_gid
 pcap=$SRDMA_RESULTS/ipv6.pcap
 if [ "$SRDMA_ROLE" = a ]; then
+	check "no GRO while capturing" \
+		sh -c 'echo 0 > /sys/module/srdma/parameters/rx_gro_pkts'
 	timeout 300 tcpdump -Z root -U -n -i eth0 -w "$pcap" udp port 4791 \
 		2> "$SRDMA_RESULTS/tcpdump.log" &
 	tcpdump_pid=$!

@@ -3,8 +3,8 @@
  * Received packets taken together: GRO for srdma's UDP sockets.
  *
  * A NIC's NAPI poll hands the stack packets one by one. Consecutive RC or
- * UC packets to one QP from one sender (the GRO layers below match the
- * addresses and ports) join into one skb: the first packet as it came, the
+ * UC packets to one QP from one sender (the same netdev, addresses and
+ * UDP ports) join into one skb: the first packet as it came, the
  * others on its frag_list, each pulled to its BTH with its own IP and UDP
  * headers kept in front. The stack routes, filters and looks up the
  * socket once for all of them; srdma's socket then takes the skb apart
@@ -87,8 +87,9 @@ static bool srdma_gro_to_local(struct sk_buff *skb, const void *l3)
  * same QP. Not from GRO's same_flow: UDP's GRO takes a flow's packets
  * with a UDP checksum and those without for two flows, and srdma mixes
  * them (a batch has one, a lone packet none); a packet that passed those
- * of the other kind held would arrive out of order. Each packet of a
- * join keeps its checksum's verdict (srdma_gro_complete()).
+ * of the other kind held would arrive out of order. Each packet's
+ * checksum was checked as it came (srdma_gro_complete()). Only skbs that
+ * UDP's tunnel GRO held (encap_mark), as srdma_gro_receive() holds them.
  */
 static struct sk_buff *srdma_gro_held(struct list_head *head,
 				      struct sk_buff *skb, unsigned int off,
@@ -107,7 +108,8 @@ static struct sk_buff *srdma_gro_held(struct list_head *head,
 	struct sk_buff *p;
 
 	list_for_each_entry(p, head, list) {
-		if (p->dev != skb->dev || p->protocol != skb->protocol ||
+		if (!NAPI_GRO_CB(p)->encap_mark || p->dev != skb->dev ||
+		    p->protocol != skb->protocol ||
 		    skb_headlen(p) < off + SRDMA_BTH_BYTES)
 			continue;
 		theirs = p->data + at;
