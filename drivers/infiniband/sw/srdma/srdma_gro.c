@@ -168,6 +168,7 @@ struct sk_buff *srdma_gro_receive(struct sock *sk, struct list_head *head,
 	struct sk_buff *p;
 	const void *l3;
 	u8 transport;
+	bool push;
 
 	l3 = srdma_gro_l3(skb, off, l3_bytes);
 	if (!l3) {
@@ -178,6 +179,14 @@ struct sk_buff *srdma_gro_receive(struct sock *sk, struct list_head *head,
 	bth = (const struct srdma_bth *)(uh + 1);
 	p = srdma_gro_held(head, skb, off, l3, l3_bytes, srdma_bth_qpn(bth));
 	transport = srdma_op_transport(bth->opcode);
+	/*
+	 * A message's last packet (an ACK, a request of one packet) or one
+	 * that asks for an ACK ends its join at once, as TCP's PSH does: the
+	 * peer waits for what answers it, and GRO may hold a join until after
+	 * the next NAPI poll
+	 */
+	push = srdma_bth_ackreq(bth) ||
+	       (srdma_op_flags(bth->opcode) & SRDMA_OP_LAST);
 	/*
 	 * A packet that does not join goes up alone, after those held of its
 	 * QP. Nor does one padded past its UDP length: joined, its own length
@@ -199,12 +208,12 @@ struct sk_buff *srdma_gro_receive(struct sock *sk, struct list_head *head,
 			return p;
 		}
 		srdma_gro_join(p, skb, off, l3_bytes);
-		return NAPI_GRO_CB(p)->count < max ? NULL : p;
+		return push || NAPI_GRO_CB(p)->count >= max ? p : NULL;
 	}
 	/* the first of a new join, once the one full before it went */
-	if (!p && !srdma_gro_to_local(skb, l3)) {
+	if (push || (!p && !srdma_gro_to_local(skb, l3))) {
 		NAPI_GRO_CB(skb)->flush = 1;
-		return NULL;
+		return p;
 	}
 	skb_gro_pull(skb, SRDMA_BTH_BYTES);
 	skb_gro_postpull_rcsum(skb, bth, SRDMA_BTH_BYTES);
