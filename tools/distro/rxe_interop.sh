@@ -54,8 +54,7 @@ rc_server_gid=$(rocev2_gid_index "$dev" "$my6")
 rc_client_gid=$rc_server_gid
 pcap=$SRDMA_RESULTS/ipv6.pcap
 if [ "$SRDMA_ROLE" = a ]; then
-	check "no GRO while capturing" \
-		sh -c 'echo 0 > /sys/module/srdma/parameters/rx_gro_pkts'
+	check "no GRO while capturing" gro_pkts 0
 	timeout 300 tcpdump -Z root -U -n -i eth0 -w "$pcap" udp port 4791 \
 		2> "$SRDMA_RESULTS/tcpdump.log" &
 	tcpdump_pid=$!

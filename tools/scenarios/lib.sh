@@ -37,6 +37,13 @@ _report() {	# _report ok|bad DESCRIPTION
 # these too; a check with it names the moment and shows the lines
 alarming='WARNING:|BUG:|Oops|KASAN|UBSAN|general protection fault[,:]|refcount_t:|list_(add|del) corruption|blocked for more than|soft lockup|hard LOCKUP|rcu_.*stall|ODEBUG|unreferenced object|unregister_netdevice: waiting'
 
+# gro_pkts N: srdma's rx_gro_pkts (0: no packets taken together on
+# receive, so that a capture on this host shows them as the wire carried
+# them)
+gro_pkts() {
+	echo "$1" > /sys/module/srdma/parameters/rx_gro_pkts
+}
+
 # counter DEVICE NAME [NAMESPACE]: the value of the device's counter NAME;
 # read from sysfs where no namespace is named (an exec of rdma costs a
 # tenth of a second in the debug guest, and rate_limit reads eight per run)

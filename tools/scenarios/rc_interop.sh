@@ -148,11 +148,6 @@ unbridge_eth0() {
 		sysctl -qw net.ipv4.conf.all.arp_ignore=0
 }
 
-# gro_pkts N: srdma's rx_gro_pkts
-gro_pkts() {
-	echo "$1" > /sys/module/srdma/parameters/rx_gro_pkts
-}
-
 # stop_capture: tcpdump has written what it received, and ends
 stop_capture() {
 	check "tcpdump has written all it received" wait_until 60 capture_settled
