@@ -3,11 +3,14 @@
 # timeout: 400
 # UC under packet loss (tests/uc_loss.c): srdma0 on veth0 sends to srdma1
 # on veth1 in namespace peer, by SEND and by RDMA WRITE WITH IMMEDIATE,
-# messages of four packets and of one. Loss-free, every message arrives;
-# with netem loss 5 % on veth0, the messages that lost a packet are dropped
-# whole (counted in srdma1's drop_uc_msgs), the others arrive intact and in
-# order, and once the netem is gone every message arrives again. Nothing
-# is retransmitted and both QPs stay in RTS.
+# messages of four packets and of one. Loss-free, every message arrives,
+# packets of one size in batches (tx_batches);
+# with a queue of one packet on veth0 (netem delay 1ms limit 1), what the
+# queue refuses is sent again (UC's batches among it): every message still
+# arrives; with netem loss 5 % on veth0, the messages that lost a packet
+# are dropped whole (counted in srdma1's drop_uc_msgs), the others arrive
+# intact and in order, and once the netem is gone every message arrives
+# again. Nothing is retransmitted and both QPs stay in RTS.
 # SRDMA_REF=rxe is not offered: the point is srdma's own drop and count.
 prog=$(dirname "$0")/../../tests/bin/uc_loss
 . "$(dirname "$0")/lib.sh"
@@ -19,6 +22,18 @@ check "loss-free: every UC message arrives" \
 	run_tap uc_loss_free "$prog" srdma0 srdma1
 check "loss-free: no UC message dropped (drop_uc_msgs $(counter srdma1 drop_uc_msgs peer))" \
 	test "$(counter srdma1 drop_uc_msgs peer)" = 0
+# a SEND's four packets are one size: they go as one batch
+check "loss-free: srdma0 sent UC packets in batches (tx_batches $(counter srdma0 tx_batches))" \
+	test "$(counter srdma0 tx_batches)" -gt 0
+
+# a queue of one packet: a WRITE's middle packets, a batch, come while its
+# first is queued, and are refused; the requester sends them again
+check "netem delay 1ms limit 1 on veth0" tc qdisc replace dev veth0 root netem delay 1ms limit 1
+refused=$(counter srdma0 xmit_refused)
+check "a full queue: every UC message arrives" \
+	run_tap uc_loss_full "$prog" -c "tc qdisc del dev veth0 root" srdma0 srdma1
+check "a full queue: srdma0's transmits were refused (xmit_refused $refused -> $(counter srdma0 xmit_refused))" \
+	test "$(counter srdma0 xmit_refused)" -gt "$refused"
 
 check "netem loss 5% on veth0" tc qdisc replace dev veth0 root netem loss 5%
 check "loss 5%: messages that lost a packet are dropped whole, the next arrive" \

@@ -368,7 +368,8 @@ struct srdma_task {
 enum srdma_swqe_state {
 	SRDMA_SWQE_NEW,		/* copied, nothing sent */
 	SRDMA_SWQE_SENDING,	/* some packets sent */
-	SRDMA_SWQE_SENT,	/* every packet sent, waiting for the peer */
+	/* every packet built: RC waits for the peer, UC for its batch to go */
+	SRDMA_SWQE_SENT,
 	SRDMA_SWQE_DONE,	/* acknowledged or executed: completes in order */
 };
 
@@ -414,6 +415,7 @@ struct srdma_swqe {
  *         runs of the requester
  * @batch_psn: the PSN of the batch's first packet
  * @batch_psn_end: @psn_end before the batch, which a refused batch restores
+ * @batch_index: SQ index of the WQE of the batch's first packet
  */
 struct srdma_req {
 	u32 index;
@@ -427,6 +429,7 @@ struct srdma_req {
 	struct srdma_tx_batch batch;
 	u32 batch_psn;
 	u32 batch_psn_end;
+	u32 batch_index;
 };
 
 /*

@@ -681,7 +681,7 @@ EXPORT_SYMBOL_IF_KUNIT(srdma_xmit);
 static unsigned int tx_batch_pkts = 16;
 module_param(tx_batch_pkts, uint, 0644);
 MODULE_PARM_DESC(tx_batch_pkts,
-		 "Most RC packets of a QP handed to the IP stack at once, as one UDP GSO packet, through a netdev that offloads checksums and takes fragments; 0 or 1: one at a time (default: 16)");
+		 "Most RC or UC packets of a QP handed to the IP stack at once, as one UDP GSO packet, through a netdev that offloads checksums and takes fragments; 0 or 1: one at a time (default: 16)");
 
 /**
  * srdma_xmit_batch_fits() - may a packet of @bytes, BTH to ICRC, on @av

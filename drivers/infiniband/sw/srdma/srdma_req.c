@@ -355,10 +355,29 @@ VISIBLE_IF_KUNIT int srdma_req_pkt_span(u32 psn, u32 first_psn, u32 npsn,
 EXPORT_SYMBOL_IF_KUNIT(srdma_req_pkt_span);
 
 /*
+ * UC: the WQEs whose last packet was in the batch just handed to the stack
+ * are done, as a lone packet's WQE is once it goes
+ */
+static void srdma_req_uc_batch_done(struct srdma_qp *qp)
+{
+	struct srdma_swqe *swqe;
+	u32 i;
+
+	if (qp->ibqp.qp_type != IB_QPT_UC)
+		return;
+	for (i = qp->req.batch_index; i != qp->req.index;
+	     i = srdma_sq_next(qp, i)) {
+		swqe = srdma_swqe(qp, i);
+		if (swqe && swqe->state == SRDMA_SWQE_SENT)
+			srdma_swqe_done(qp, swqe, IB_WC_SUCCESS);
+	}
+}
+
+/*
  * Hand the batch of packets built to the stack. Refused for a while (a
  * full queue, no memory), none of them went: the requester goes back to
  * the first. Refused otherwise (by a filter, say), they are lost as on a
- * wire, and the ACK timeout sends them again.
+ * wire: RC's ACK timeout sends them again, UC's WQEs complete.
  */
 static int srdma_req_flush(struct srdma_qp *qp)
 {
@@ -368,8 +387,10 @@ static int srdma_req_flush(struct srdma_qp *qp)
 	if (!req->batch.pkts)
 		return 0;
 	err = srdma_qp_batch_flush(qp, SRDMA_HALF_SEND, &req->batch);
-	if (!err || !srdma_xmit_busy(err))
+	if (!err || !srdma_xmit_busy(err)) {
+		srdma_req_uc_batch_done(qp);
 		return 0;
+	}
 	req->index = srdma_queue_consumer(&qp->sq.queue);
 	req->psn = req->batch_psn;
 	req->psn_end = req->batch_psn_end;
@@ -379,7 +400,7 @@ static int srdma_req_flush(struct srdma_qp *qp)
 
 /*
  * Send a packet of the requester's: into the batch if it may join it (an
- * RC data packet, @batch), else alone, after the batch
+ * RC or UC data packet, @batch), else alone, after the batch
  */
 static int srdma_req_xmit(struct srdma_qp *qp, struct sk_buff *skb, u32 psn,
 			  bool batch)
@@ -399,6 +420,7 @@ static int srdma_req_xmit(struct srdma_qp *qp, struct sk_buff *skb, u32 psn,
 		return srdma_qp_xmit(qp, SRDMA_HALF_SEND, skb);
 	req->batch_psn = psn;
 	req->batch_psn_end = req->psn_end;
+	req->batch_index = req->index;
 	return srdma_qp_batch_add(qp, SRDMA_HALF_SEND, &req->batch, skb);
 }
 
@@ -536,7 +558,7 @@ static int srdma_req_send_pkt(struct srdma_qp *qp, struct srdma_swqe *swqe,
 			kfree_skb(skb);
 			return err;
 		}
-		batch = !uc;
+		batch = true;
 		se = last && (wr->send_flags & IB_SEND_SOLICITED);
 		ackreq = !uc && (last || wait_next ||
 				 ++qp->req.noack_pkts >=
@@ -681,10 +703,16 @@ static bool srdma_req_rc_step(struct srdma_qp *qp, struct srdma_swqe *swqe)
 	req->psn = next_psn;
 	swqe->state = SRDMA_SWQE_SENDING;
 	if (uc) {
-		/* nothing comes back: done when its last packet is out */
+		/*
+		 * nothing comes back: done when its last packet is out, or
+		 * with the batch that holds it (srdma_req_flush())
+		 */
 		if (!srdma_psn_before(next_psn, srdma_psn_add(swqe->first_psn,
 							      swqe->npsn))) {
-			srdma_swqe_done(qp, swqe, IB_WC_SUCCESS);
+			if (req->batch.pkts)
+				swqe->state = SRDMA_SWQE_SENT;
+			else
+				srdma_swqe_done(qp, swqe, IB_WC_SUCCESS);
 			srdma_swqe_next(qp);
 		}
 		return true;
