@@ -5,7 +5,7 @@
 # (default 4) by RDMA WRITE and by RDMA READ (64 KiB messages, 8
 # outstanding) and checks every byte, loss-free, with netem loss 1 %, loss
 # 5 %, reordering (delay 1ms reorder 25% 50%) and a queue that overflows
-# (delay 1ms limit 3: the netdev refuses packets, srdma's batches among
+# (delay 1ms limit 1: the netdev refuses packets, srdma's batches among
 # them, and srdma sends them again, so that nothing is lost: no
 # retransmission; no perftest there) (RC_LOSS_DRIFT=1, make
 # soak: loss-free again at the end, how much the figures drift on a shared
@@ -51,7 +51,7 @@ drivers=${RC_LOSS_DRIVERS:-srdma}
 mib=${RC_LOSS_MIB:-4}
 seconds=${RC_LOSS_SECONDS:-120}
 perftest=${RC_LOSS_PERFTEST:-1}
-conditions=("none" "loss 1%" "loss 5%" "delay 1ms reorder 25% 50%" "delay 1ms limit 3")
+conditions=("none" "loss 1%" "loss 5%" "delay 1ms reorder 25% 50%" "delay 1ms limit 1")
 [ "${RC_LOSS_DRIFT:-0}" = 0 ] || conditions+=("none")
 table=$SRDMA_RESULTS/loss-table.txt
 : > "$table"
