@@ -36,3 +36,34 @@ test_figure() {
 	[ "$1" = ib_send_bw ] && side=server
 	return 0
 }
+
+# stuck_report FILE WHY: what this host's benchmark processes wait on, for
+# a run that hangs (the wire bench stalled at times with no kernel message):
+# their state, wait channel and kernel stacks, the TCP sockets, the RDMA
+# devices' QPs and counters, tasks blocked in the kernel, the last kernel
+# messages. Only taken when a run goes wrong: it costs nothing otherwise.
+stuck_report() {
+	local p t
+	{
+		echo "$2 ($(date +%T))"
+		ps -eo pid,ppid,stat,wchan:32,etimes,args
+		for p in $(pgrep -x 'ib_(write|send|read|atomic)_(bw|lat)|iperf3'); do
+			for t in /proc/"$p"/task/*; do
+				echo "== $t $(cat "$t/comm") $(cut -d' ' -f3 "$t/stat")"
+				cat "$t/stack"
+			done
+		done
+		ss -tanpi
+		rdma resource show qp
+		rdma statistic show
+		echo w > /proc/sysrq-trigger
+		dmesg | tail -n 80
+	} > "$1" 2>&1
+}
+
+# watch_stuck PID SECONDS FILE WHY: in the background, stuck_report FILE
+# if PID still runs after SECONDS; the watcher's pid in $watcher
+watch_stuck() {
+	{ nap "$2"; kill -0 "$1" 2> /dev/null && stuck_report "$3" "$4"; } &
+	watcher=$!
+}

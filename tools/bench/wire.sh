@@ -95,10 +95,13 @@ serve() {
 			timeout -k 5 60 taskset -c 0 "$what" -d "$dev" -x "$gid" $args \
 				> "$logs/${args##* }.server" 2>&1 &
 			pid=$!
-			wait_until 15 listening_or_gone "$pid" "${args##* }"
+			wait_until 15 listening_or_gone "$pid" "${args##* }" ||
+				stuck_report "$logs/${args##* }.stuck" "not listening after 15 s"
 			put "ready-$n"
+			watch_stuck "$pid" 55 "$logs/${args##* }.stuck" "still running after 55 s"
 			wait "$pid"
-			rc=$? ;;
+			rc=$?
+			kill "$watcher" 2> /dev/null ;;
 		iperf3)		# iperf3 NAME: output in iperf3-NAME.server
 			timeout 60 iperf3 -s -1 -p $iperf_port > "$logs/iperf3-$what.server" 2>&1 &
 			pid=$!
@@ -158,18 +161,24 @@ other_since() {
 # perftest_run TEST SIZE LOG ARGS...: TEST's server on host b, its client
 # here, both pinned; outputs in LOG.client here and LOG.server on host b
 perftest_run() {
-	local test=$1 size=$2 log=$3 limit rc
+	local test=$1 size=$2 log=$3 limit rc pid f
 	shift 3
 	port=$((port + 1))
 	limit=$((run_duration + 25))
 	remote perftest "$test" -s "$size" -F "$@" -p "$port" ||
 		echo "wire: host b's server did not start" >> "$logs/$log.client"
 	timeout -k 5 "$limit" taskset -c 0 "$test" -d "$dev" -x "$gid" \
-		-s "$size" -F "$@" -p "$port" "$peer_ip" > "$logs/$log.client" 2>&1
+		-s "$size" -F "$@" -p "$port" "$peer_ip" > "$logs/$log.client" 2>&1 &
+	pid=$!
+	watch_stuck "$pid" $((limit - 2)) "$logs/$log.stuck" "still running after $((limit - 2)) s"
+	wait "$pid"
 	rc=$?
+	kill "$watcher" 2> /dev/null
 	remote_done
-	# host b names its output after the port: give it the run's name
-	mv "$SRDMA_SHARED/b/logs/$port.server" "$SRDMA_SHARED/b/logs/$log.server" 2> /dev/null
+	# host b names its outputs after the port: give them the run's name
+	for f in server stuck; do
+		mv "$SRDMA_SHARED/b/logs/$port.$f" "$SRDMA_SHARED/b/logs/$log.$f" 2> /dev/null
+	done
 	return $rc
 }
 
