@@ -8,10 +8,10 @@
 # namespace peer) with limits set by tools/srdma-rate, and measures what
 # each QP achieved on the wire (Ethernet frames, counted by rate_bw from
 # the messages that completed, not read from the driver):
-#   - one unlimited QP at least 40 Mbit/s (the rows below are fractions of
+#   - one unlimited QP at least 20 Mbit/s (the rows below are fractions of
 #     what it reaches: a collapse fails here rather than shrinking them);
-#   - one QP at 10 and 30 Mbit/s, and faster up to about 80 % of what one
-#     unlimited QP reaches here: each within 5 % of its limit;
+#   - one QP at 10 Mbit/s, and at 30, 100 ... Mbit/s up to about 80 % of
+#     what one unlimited QP reaches here: each within 5 % of its limit;
 #   - two QPs with different limits: each within 5 % of its own;
 #   - two unlimited QPs: within 10 % of each other;
 #   - a limited QP next to an unlimited one: the limit, and the other at
@@ -117,7 +117,7 @@ measure() {
 	done
 }
 
-min_unlimited=40000
+min_unlimited=20000
 load_uverbs
 srdma_pair 9000
 trace_srdma_on
@@ -130,12 +130,13 @@ max=$(achieved 0)
 echo "# one unlimited QP: ${max:-?} kbit/s"
 [ -n "$max" ] || max=0
 # the rows below are fractions of max: a collapse must fail here, not
-# shrink them (one vCPU of the debug guest carries about 70 Mbit/s)
+# shrink them (one vCPU of the debug guest carries 30 to 70 Mbit/s, as
+# fast as the host's TCG runs)
 check "one unlimited QP reaches $min_unlimited kbit/s ($max)" test "$max" -ge $min_unlimited
 
-# 10 and 30 Mbit/s always; faster ones as far as 80 % of max
+# 10 Mbit/s always; faster ones as far as 80 % of max
 for limit in 10000 30000 100000 300000 1000000 3000000; do
-	[ $limit -le 30000 ] || [ $((limit * 10)) -le $((max * 8)) ] || break
+	[ $limit -le 10000 ] || [ $((limit * 10)) -le $((max * 8)) ] || break
 	check "one QP at $limit kbit/s: completes" measure "$limit:0" -- "$limit"
 	check "one QP at $limit kbit/s: within 5 %" \
 		within "$limit" "$(achieved 0)" 5 "one QP"
