@@ -41,7 +41,7 @@ test_figure() {
 # a run that hangs (the wire bench stalled at times with no kernel message):
 # their state, wait channel and kernel stacks, the TCP sockets, the RDMA
 # devices' QPs and counters, tasks blocked in the kernel, the last kernel
-# messages. Only taken when a run goes wrong: it costs nothing otherwise.
+# messages, appended to FILE. Only taken when a run goes wrong.
 stuck_report() {
 	local p t
 	{
@@ -58,7 +58,7 @@ stuck_report() {
 		rdma statistic show
 		echo w > /proc/sysrq-trigger
 		dmesg | tail -n 80
-	} > "$1" 2>&1
+	} >> "$1" 2>&1
 }
 
 # watch_stuck PID SECONDS FILE WHY: in the background, stuck_report FILE
