@@ -12,11 +12,12 @@
 #     what it reaches: a collapse fails here rather than shrinking them);
 #   - one QP at 10 Mbit/s, and at 30, 100 ... Mbit/s up to about 80 % of
 #     what one unlimited QP reaches here: each within 5 % of its limit;
+#   - two unlimited QPs: within 10 % of each other (the rows below are
+#     fractions of what they carry together, when that is less than what
+#     one QP reached);
 #   - two QPs with different limits: each within 5 % of its own;
-#   - two unlimited QPs: within 10 % of each other;
 #   - a limited QP next to an unlimited one: the limit, and the other at
-#     least 70 % of the rest (of what two unlimited QPs carried together
-#     just before);
+#     least 70 % of the rest (of what two unlimited QPs carried together);
 #   - a rate changed while the QP sends: each rate within 5 % (the half
 #     second after the change is left out);
 #   - a UC QP, and an RC responder's read responses (limit on srdma1's
@@ -142,25 +143,31 @@ for limit in 10000 30000 100000 300000 1000000 3000000; do
 		within "$limit" "$(achieved 0)" 5 "one QP"
 done
 
-l1=$((max / 5 / 1000 * 1000)) l2=$((max * 2 / 5 / 1000 * 1000))
-check "two QPs at $l1 and $l2 kbit/s: complete" \
-	measure "$l1:0" "$l2:1" -- "$l1" "$l2"
-check "two QPs: the first within 5 % of $l1" within "$l1" "$(achieved 0)" 5 "two QPs, first"
-check "two QPs: the second within 5 % of $l2" within "$l2" "$(achieved 1)" 5 "two QPs, second"
-
 check "two unlimited QPs: complete" rate 0 0
 a=$(achieved 0) b=$(achieved 1)
 echo "| two unlimited QPs | - | $a and $b | - |" >> "$table"
 check "two unlimited QPs share evenly: $a and $b kbit/s within 10 %" \
 	awk -v a="$a" -v b="$b" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a > 0 && d * 2 / (a + b) <= 0.10) }'
-both=$((a + b))
+both=$((${a:-0} + ${b:-0}))
+# the rows of two QPs are fractions of what two unlimited QPs carried when
+# that is less than max: one run of one QP can find the host faster than
+# the next runs do (max 78 Mbit/s, then 63 for two QPs together, and two
+# QPs at 15 and 31 Mbit/s fell 5 and 17 % short, twice, in a CI run)
+cap=$max
+[ "$both" -ge "$cap" ] || cap=$both
+
+l1=$((cap / 5 / 1000 * 1000)) l2=$((cap * 2 / 5 / 1000 * 1000))
+check "two QPs at $l1 and $l2 kbit/s: complete" \
+	measure "$l1:0" "$l2:1" -- "$l1" "$l2"
+check "two QPs: the first within 5 % of $l1" within "$l1" "$(achieved 0)" 5 "two QPs, first"
+check "two QPs: the second within 5 % of $l2" within "$l2" "$(achieved 1)" 5 "two QPs, second"
 
 # next_to_limited LIMIT: a QP at LIMIT next to an unlimited one ($u). The
 # unlimited one is judged against $both, what two unlimited QPs carried
-# together in the run just before, not against max: a second QP costs the
-# one-vCPU guest some of its throughput (about 15 %), and the host can slow
-# down between the first run and this one. Below 70 % of the rest, both
-# runs are made once more.
+# together, not against max: a second QP costs the one-vCPU guest some of
+# its throughput (about 15 %), and the host can slow down between the
+# first run and this one. Below 70 % of the rest, both runs are made once
+# more.
 next_to_limited() {
 	local try
 	for try in 1 2; do
@@ -174,14 +181,14 @@ next_to_limited() {
 }
 gets_rest() { [ -n "$u" ] && [ "$u" -ge $(((both - $1) * 7 / 10)) ]; }
 
-l=$((max / 4 / 1000 * 1000))
+l=$((cap / 4 / 1000 * 1000))
 check "a QP at $l kbit/s next to an unlimited one: complete" next_to_limited "$l"
 check "the limited QP within 5 % of $l" within "$l" "$(achieved 0)" 5 "limited, next to unlimited"
 echo "| unlimited, next to limited | - | $u | - |" >> "$table"
 check "the unlimited QP gets at least 70 % of the rest ($u of $both - $l kbit/s)" \
 	gets_rest "$l"
 
-l1=$((max / 10 / 1000 * 1000))
+l1=$((cap / 10 / 1000 * 1000))
 at=$(awk -v s="$seconds" 'BEGIN { print s / 2 }')
 check "one QP at $l1 kbit/s, then $l2 from ${at} s on: completes" \
 	measure "$l1:0" "$l2:0:changed" -- -c "$at:$l2" "$l1"
@@ -190,7 +197,7 @@ check "after the change: within 5 % of $l2" within "$l2" "$(achieved 0 changed)"
 
 # the other senders the bucket paces: UC requests, an RC responder's
 # read responses
-l=$((max * 3 / 10 / 1000 * 1000))
+l=$((cap * 3 / 10 / 1000 * 1000))
 check "a UC QP at $l kbit/s: completes" measure "$l:0" -- -u "$l"
 check "the UC QP within 5 % of $l" within "$l" "$(achieved 0)" 5 "UC WRITE"
 check "RDMA READ, the responder at $l kbit/s: completes" measure "$l:0" -- -r "$l"
