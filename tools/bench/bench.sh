@@ -24,7 +24,8 @@
 # BENCH_TESTS, BENCH_BW_SIZES, BENCH_LAT_SIZES, BENCH_DURATION,
 # BENCH_LAT_ITERS, BENCH_REPEAT, BENCH_MANY_QPS (see guest.sh); BENCH_PAIRS,
 # BENCH_SCALE_QPS, BENCH_SCALE_DURATION (see wire.sh);
-# BENCH_CPU, QEMU's CPU model (default max,-erms,-fsrm); BENCH_SMP, the loopback VM's
+# BENCH_LINK, the wire's link (tap, the default, or dgram); BENCH_CPU,
+# QEMU's CPU model (default max,-erms,-fsrm); BENCH_SMP, the loopback VM's
 # CPUs (default 2: with one, both perftest processes share a CPU and
 # latency is the scheduler's); BENCH_TIMEOUT, seconds for each run of VMs
 # (default 1800).
@@ -47,6 +48,10 @@ make -s FLAVOUR=plain modules
 # guest's copies cost twice what they would next to the rest of its work
 # (iperf3 between the wire VMs: 48 to 75 MB/s with, 130 to 154 without)
 cpu=${BENCH_CPU:-max,-erms,-fsrm}
+# the wire's link: tap devices on a bridge of this host's, whose virtio
+# NICs have checksum and segmentation offload as a server's NIC has; dgram
+# (QEMU's unix sockets, no offload) where this host has no /dev/net/tun
+link=${BENCH_LINK:-tap}
 
 # settings VAR...: the given BENCH_* settings, quoted, for a guest's command
 settings() {
@@ -108,12 +113,12 @@ wire() {
 	echo
 	echo "the wire (tools/bench/wire.sh), two VMs:"
 	mkdir -p "$out/wire"
-	echo "kernel $(cat "$(tools/kernel/build.sh plain)/release") (plain), QEMU TCG -cpu $cpu" \
+	echo "kernel $(cat "$(tools/kernel/build.sh plain)/release") (plain), QEMU TCG -cpu $cpu, link $link" \
 		> "$out/wire/wire-info.txt"
 	tools/bench/hostload.sh "$out/wire/hostload" "srdma_shared=$out/wire " &
 	canary=$!
 	follow "$out/wire/a/output.log"
-	tools/vm/run --flavour plain --smp 1 --cpu "$cpu" \
+	tools/vm/run --flavour plain --smp 1 --cpu "$cpu" --link "$link" \
 		--timeout "${BENCH_TIMEOUT:-1800}" --quiet --results "$out/wire" \
 		--peer "$cmd" -- "$cmd" > "$out/wire-run.log" 2>&1 || status=1
 	unfollow

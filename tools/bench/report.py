@@ -229,7 +229,7 @@ def wire(out):
     if os.path.exists(info):
         with open(info) as f:
             print(f.read().rstrip())
-    print(f"WIRE: two VMs (one vCPU each) on the rig's virtio network, eth0"
+    print(f"WIRE: two VMs (one vCPU each) on the rig's virtio link (its kind above), eth0"
           f" MTU 9000; perftest client on host a, server on host b;"
           f" {pairs} pairs, srdma and rdma_rxe interleaved; median"
           f" (min-max)")
