@@ -1,5 +1,6 @@
 #!/bin/bash
 # topology: two
+# link: tap
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 # timeout: 900
 # Interoperability of UD, UC and rdma_cm: host a runs srdma, host b the

@@ -1,5 +1,6 @@
 #!/bin/bash
 # topology: two
+# link: tap
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 # timeout: 600
 # NVMe over Fabrics between two VMs, srdma on both hosts' eth0: host b's

@@ -1,5 +1,6 @@
 #!/bin/bash
 # topology: two
+# link: tap
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 # timeout: 600
 # Interoperability on the wire: host a runs srdma, host b the kernel's

@@ -1,5 +1,6 @@
 #!/bin/bash
 # topology: two
+# link: tap
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 # Two VMs on one network: host a runs srdma on its virtio-net eth0, host b
 # runs the kernel's rdma_rxe (the interop topology of later scenarios).

@@ -1,5 +1,6 @@
 #!/bin/bash
 # topology: two
+# link: tap
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 # timeout: 600
 # Two VMs, srdma on both hosts' virtio-net eth0: the UD and UC transports
