@@ -174,6 +174,9 @@ perftest_run() {
 	wait "$pid"
 	rc=$?
 	kill "$watcher" 2> /dev/null
+	# why a run failed: perftest often says nothing, the counters may
+	[ $rc = 0 ] || { echo "# exit status $rc"; rdma statistic show link "$dev/1"; } \
+		>> "$logs/$log.client" 2>&1
 	remote_done
 	# host b names its outputs after the port: give them the run's name
 	for f in server stuck; do
