@@ -270,7 +270,7 @@ fi
 # kernels' VM pairs beside the last of them (the whole suite), and last,
 # once the late tests and the pairs are done, the scenarios that measure
 # time (header "# alone: yes"), each in a VM of its own: those of one CPU
-# two at a time (each guest keeps its own core), one of more CPUs alone.
+# one at a time (SRDMA_TIMED_LANES=2: the 1-CPU ones two at a time).
 # Results are reported in the order of the scenarios
 # (Documentation/testing.md, "Batches").
 #
@@ -439,10 +439,11 @@ for ((r = 0; r < ${#runs[@]}; r++)); do
 		in_lane "$key" $r "$what"
 		continue
 	fi
-	# a timed run of one CPU shares the host with one other such run only
+	# a timed run of one CPU shares the host with one other such run only,
+	# if SRDMA_TIMED_LANES is 2 (Documentation/testing.md, "Batches")
 	timed_lane=0
-	[ $r -lt $first_timed ] ||
-		[[ $'\n'${batch_opts[$key]}$'\n' != *$'\n--smp\n1\n'* ]] || timed_lane=1
+	[ "${SRDMA_TIMED_LANES:-1}" -ge 2 ] && [ $r -ge $first_timed ] &&
+		[[ $'\n'${batch_opts[$key]}$'\n' == *$'\n--smp\n1\n'* ]] && timed_lane=1
 	if { [ $timed_lane = 0 ] || [ $r = $first_timed ]; } && [ ${#running[@]} -gt 0 ]; then
 		wait "${running[@]}"
 		running=()
