@@ -23,7 +23,7 @@
 # VM, the wire VMs and the rate limiting VM. Other settings: BENCH_DRIVERS,
 # BENCH_TESTS, BENCH_BW_SIZES, BENCH_LAT_SIZES, BENCH_DURATION,
 # BENCH_LAT_ITERS, BENCH_REPEAT, BENCH_MANY_QPS (see guest.sh); BENCH_PAIRS,
-# BENCH_SCALE_QPS, BENCH_SCALE_DURATION (see wire.sh);
+# BENCH_SCALE_QPS, BENCH_SCALE_DURATION, BENCH_WIRE_TESTS (see wire.sh);
 # BENCH_LINK, the wire's link (tap, the default, or dgram); BENCH_CPU,
 # QEMU's CPU model (default max,-erms,-fsrm); BENCH_SMP, the loopback VM's
 # CPUs (default 2: with one, both perftest processes share a CPU and
@@ -108,7 +108,7 @@ loopback() {
 wire() {
 	local cmd canary
 	cmd="$(settings BENCH_QUICK BENCH_PAIRS BENCH_DURATION BENCH_LAT_ITERS \
-		BENCH_SCALE_QPS BENCH_SCALE_DURATION)"
+		BENCH_SCALE_QPS BENCH_SCALE_DURATION BENCH_WIRE_TESTS)"
 	cmd+="bash tools/bench/wire.sh"
 	echo
 	echo "the wire (tools/bench/wire.sh), two VMs:"

@@ -27,7 +27,9 @@
 # Environment (tools/bench/bench.sh passes it in): BENCH_QUICK,
 # BENCH_PAIRS (default 5, quick 3), BENCH_DURATION, BENCH_LAT_ITERS,
 # BENCH_SCALE_QPS (the scaling row's QP counts, default "1 8 64 256"),
-# BENCH_SCALE_DURATION (its runs' seconds, default 5).
+# BENCH_SCALE_DURATION (its runs' seconds, default 5), BENCH_WIRE_TESTS (the
+# perftest tests of the other rows, default all; "none" leaves iperf3 and
+# the scaling row).
 
 . tools/scenarios/lib.sh
 . tools/bench/lib.sh
@@ -43,6 +45,16 @@ else
 	pairs=${BENCH_PAIRS:-5}
 fi
 bw_tests="ib_write_bw ib_send_bw ib_read_bw"
+# only the tests BENCH_WIRE_TESTS names ("none": iperf3 and the scaling row)
+if [ -n "${BENCH_WIRE_TESTS:-}" ]; then
+	picked() {
+		local t
+		for t in $1; do
+			[[ " $BENCH_WIRE_TESTS " != *" $t "* ]] || printf '%s ' "$t"
+		done
+	}
+	bw_tests=$(picked "$bw_tests") lat_tests=$(picked "$lat_tests")
+fi
 scale_qps=${BENCH_SCALE_QPS:-"1 8 64 256"}
 # The scaling row's runs: a QP's first completion waits for the windows of
 # all the QPs ahead of it in the queues, at 256 QPs about a second on this

@@ -441,14 +441,36 @@ enum srdma_comp_recovery {
 	SRDMA_COMP_STEADY,
 	/* gone back N at the oldest PSN not ACKed: NAKs and gaps ignored */
 	SRDMA_COMP_REWOUND,
-	/* as REWOUND, after an ACK timeout: only that PSN goes out */
+	/* as REWOUND, after an ACK timeout: the window is one PSN */
 	SRDMA_COMP_PROBING,
 	/* an RNR NAK came: nothing goes out until its delay is over */
 	SRDMA_COMP_RNR_WAIT,
 };
 
 /**
+ * struct srdma_cwnd - the RC requester's congestion window (srdma_cwnd.c)
+ * @size: PSNs that may be unacknowledged, 1 to SRDMA_MAX_INFLIGHT_PSNS
+ * @ssthresh: below it @size grows by one per PSN acknowledged, above it
+ *            by one per window
+ * @acked: PSNs acknowledged towards the next growth above @ssthresh
+ */
+struct srdma_cwnd {
+	u32 size;
+	u32 ssthresh;
+	u32 acked;
+};
+
+/* a new connection's window: whole, as on a path that never lost a packet */
+static inline void srdma_cwnd_open(struct srdma_cwnd *cw)
+{
+	cw->size = SRDMA_MAX_INFLIGHT_PSNS;
+	cw->ssthresh = SRDMA_MAX_INFLIGHT_PSNS;
+	cw->acked = 0;
+}
+
+/**
  * struct srdma_comp - the completer: ACKs, NAKs, read and atomic responses
+ * @cwnd: how many PSNs the requester may have unacknowledged
  * @psn: oldest PSN not acknowledged yet
  * @retry_left: retries after timeouts or sequence NAKs before RETRY_EXC_ERR
  * @rnr_retry_left: retries after RNR NAKs; 7 means without end
@@ -458,6 +480,7 @@ enum srdma_comp_recovery {
  */
 struct srdma_comp {
 	u64 deadline_ns;
+	struct srdma_cwnd cwnd;
 	u32 psn;
 	u8 retry_left;
 	u8 rnr_retry_left;

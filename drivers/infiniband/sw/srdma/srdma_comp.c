@@ -18,10 +18,11 @@
  * gaps are ignored until news comes, that is until something acknowledges
  * a PSN not acknowledged before: an ACK, a response, or a NAK past the PSN
  * gone back to (the responder took the retransmission up to there and
- * lacks the rest; waiting for the timeout would stall the QP). After a
- * timeout only the oldest packet goes out, asking for an ACK, until news
- * comes: a responder that is only slow gets one packet more to chew, not a
- * window. An RNR NAK stops the requester for the delay
+ * lacks the rest; waiting for the timeout would stall the QP). Each
+ * go-back shrinks the congestion window (srdma_cwnd.c): a timeout to one
+ * PSN, so that only the oldest packet goes out, asking for an ACK, until
+ * news comes: a responder that is only slow gets one packet more to chew,
+ * not a window. An RNR NAK stops the requester for the delay
  * it names, against rnr_retry (7: without end). Any progress gives both
  * counts back.
  *
@@ -93,6 +94,7 @@ static void srdma_comp_recover(struct srdma_qp *qp,
  */
 static void srdma_comp_progress(struct srdma_qp *qp, u32 psn)
 {
+	srdma_cwnd_acked(&qp->comp.cwnd, srdma_psn_diff(psn, qp->comp.psn));
 	qp->comp.psn = psn;
 	/*
 	 * After a go-back, the ACKs of what was already on its way: nothing
@@ -162,8 +164,10 @@ static void srdma_comp_go_back(struct srdma_qp *qp, bool once)
 		return;
 	}
 	qp->comp.retry_left--;
+	srdma_cwnd_lost(&qp->comp.cwnd,
+			srdma_psn_diff(qp->req.psn_end, qp->comp.psn), !once);
 	trace_srdma_go_back(qp->ibqp.qp_num, qp->comp.psn, qp->req.psn_end,
-			    !once, qp->comp.retry_left);
+			    !once, qp->comp.retry_left, qp->comp.cwnd.size);
 	/* after a timeout, the pipe may be full: probe it before refilling */
 	srdma_comp_recover(qp, once ? SRDMA_COMP_REWOUND : SRDMA_COMP_PROBING);
 	srdma_comp_rewind(qp);

@@ -86,6 +86,11 @@ void srdma_comp_rnr_timer(struct srdma_qp *qp);
 void srdma_comp_restart_timer(struct srdma_qp *qp);
 bool srdma_comp_outstanding(struct srdma_qp *qp);
 
+/* srdma_cwnd.c */
+void srdma_cwnd_acked(struct srdma_cwnd *cw, u32 npsn);
+void srdma_cwnd_lost(struct srdma_cwnd *cw, u32 flight, bool timeout);
+u32 srdma_cwnd_ackreq_pkts(const struct srdma_cwnd *cw);
+
 /* srdma_resp.c */
 unsigned int srdma_resp_run(struct srdma_qp *qp);
 

@@ -8,9 +8,10 @@
  * Each WQE is copied out of the ring once (srdma_swqe) and checked; it then
  * gets its PSNs: one per packet of a SEND or RDMA WRITE segmented by the
  * path MTU, one per expected response of an RDMA READ, one for an atomic.
- * At most SRDMA_MAX_INFLIGHT_PSNS PSNs are unacknowledged, and at most
- * max_rd_atomic reads and atomics outstanding. Packets ask for an ACK at
- * the end of each message and every SRDMA_ACKREQ_EVERY_PKTS packets.
+ * At most the congestion window's PSNs are unacknowledged (srdma_cwnd.c,
+ * SRDMA_MAX_INFLIGHT_PSNS at most), and at most max_rd_atomic reads and
+ * atomics outstanding. Packets ask for an ACK at the end of each message
+ * and twice per window (every SRDMA_ACKREQ_EVERY_PKTS packets at most).
  *
  * Go-back-N: the completer rewinds the requester to the oldest PSN not
  * acknowledged (srdma_comp_rewind()), which sends again from there with the
@@ -562,7 +563,7 @@ static int srdma_req_send_pkt(struct srdma_qp *qp, struct srdma_swqe *swqe,
 		se = last && (wr->send_flags & IB_SEND_SOLICITED);
 		ackreq = !uc && (last || wait_next ||
 				 ++qp->req.noack_pkts >=
-				 SRDMA_ACKREQ_EVERY_PKTS);
+				 srdma_cwnd_ackreq_pkts(&qp->comp.cwnd));
 		*next_psn = srdma_psn_add(psn, 1);
 		break;
 	}
@@ -625,7 +626,6 @@ static bool srdma_req_rc_step(struct srdma_qp *qp, struct srdma_swqe *swqe)
 	struct srdma_req *req = &qp->req;
 	u32 psn = req->psn, next_psn;
 	enum srdma_send send;
-	bool probing;
 	int err;
 
 	if (swqe->state == SRDMA_SWQE_NEW) {
@@ -649,9 +649,7 @@ static bool srdma_req_rc_step(struct srdma_qp *qp, struct srdma_swqe *swqe)
 		srdma_swqe_next(qp);
 		return true;
 	}
-	probing = qp->comp.recovery == SRDMA_COMP_PROBING;
-	if (!uc && srdma_psn_diff(psn, qp->comp.psn) >=
-		   (probing ? 1 : SRDMA_MAX_INFLIGHT_PSNS))
+	if (!uc && srdma_psn_diff(psn, qp->comp.psn) >= qp->comp.cwnd.size)
 		return false;
 	/*
 	 * The netdev refused the last try: its retry timer says when to
@@ -664,9 +662,8 @@ static bool srdma_req_rc_step(struct srdma_qp *qp, struct srdma_swqe *swqe)
 	if (send == SRDMA_SEND_WAIT)
 		return false;
 
-	/* a probe asks for an ACK: the answer reopens the window */
 	err = srdma_req_send_pkt(qp, swqe, psn, &next_psn,
-				 send == SRDMA_SEND_LAST || probing);
+				 send == SRDMA_SEND_LAST);
 	/* an ODP page being faulted in: the fault kicks the engine */
 	if (err == -EINPROGRESS)
 		return false;

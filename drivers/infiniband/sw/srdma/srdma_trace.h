@@ -46,25 +46,30 @@ DEFINE_EVENT(srdma_pkt_class, srdma_recv,
 	     TP_PROTO(u32 qpn, const struct srdma_bth *bth, u32 bytes),
 	     TP_ARGS(qpn, bth, bytes));
 
-/* go back N: from comp_psn, up to psn_end; after an ACK timeout or not */
+/*
+ * go back N: from comp_psn, up to psn_end; after an ACK timeout or not;
+ * the congestion window it leaves
+ */
 TRACE_EVENT(srdma_go_back,
 	    TP_PROTO(u32 qpn, u32 comp_psn, u32 psn_end, bool timeout,
-		     u32 retry_left),
-	    TP_ARGS(qpn, comp_psn, psn_end, timeout, retry_left),
+		     u32 retry_left, u32 cwnd),
+	    TP_ARGS(qpn, comp_psn, psn_end, timeout, retry_left, cwnd),
 	    TP_STRUCT__entry(__field(u32, qpn)
 			     __field(u32, comp_psn)
 			     __field(u32, psn_end)
 			     __field(u32, retry_left)
+			     __field(u32, cwnd)
 			     __field(bool, timeout)),
 	    TP_fast_assign(__entry->qpn = qpn;
 			   __entry->comp_psn = comp_psn;
 			   __entry->psn_end = psn_end;
 			   __entry->retry_left = retry_left;
+			   __entry->cwnd = cwnd;
 			   __entry->timeout = timeout;),
-	    TP_printk("qp %u from psn %u to %u%s retries left %u",
+	    TP_printk("qp %u from psn %u to %u%s retries left %u window %u",
 		      __entry->qpn, __entry->comp_psn, __entry->psn_end,
 		      __entry->timeout ? " (ACK timeout)" : "",
-		      __entry->retry_left)
+		      __entry->retry_left, __entry->cwnd)
 );
 
 /* the enums' values, for the tools that read the binary trace */
