@@ -1,21 +1,32 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * KUnit: the RC congestion window (srdma_cwnd.c): whole until a loss,
- * halved by a NAKed loss, one PSN after an ACK timeout, slow start back to
- * half, one PSN per window above it, never past SRDMA_MAX_INFLIGHT_PSNS,
- * and the ACK requests that keep a small window moving.
+ * KUnit: the RC congestion window (srdma_cwnd.c): slow start to the whole
+ * window, kept until a loss, halved by a NAKed loss, one PSN after an ACK
+ * timeout, slow start back to half, one PSN per window above it, never
+ * past SRDMA_MAX_INFLIGHT_PSNS; and the ACK requests that keep a small
+ * window moving.
  */
 #include <kunit/test.h>
 #include <kunit/visibility.h>
 
 #include "srdma_engine.h"
 
+/* a window grown whole, as after slow start on a clean path */
+static void cwnd_whole(struct srdma_cwnd *cw)
+{
+	srdma_cwnd_open(cw);
+	srdma_cwnd_acked(cw, SRDMA_MAX_INFLIGHT_PSNS);
+}
+
 static void cwnd_whole_until_loss(struct kunit *test)
 {
 	struct srdma_cwnd cw;
 
 	srdma_cwnd_open(&cw);
-	KUNIT_EXPECT_EQ(test, cw.size, (u32)SRDMA_MAX_INFLIGHT_PSNS);
+	KUNIT_EXPECT_EQ(test, cw.size, (u32)SRDMA_CWND_INITIAL);
+	/* slow start: one PSN more per PSN acknowledged */
+	srdma_cwnd_acked(&cw, 3);
+	KUNIT_EXPECT_EQ(test, cw.size, SRDMA_CWND_INITIAL + 3U);
 	srdma_cwnd_acked(&cw, 1000);
 	KUNIT_EXPECT_EQ(test, cw.size, (u32)SRDMA_MAX_INFLIGHT_PSNS);
 	KUNIT_EXPECT_EQ(test, srdma_cwnd_ackreq_pkts(&cw),
@@ -26,7 +37,7 @@ static void cwnd_nak_halves(struct kunit *test)
 {
 	struct srdma_cwnd cw;
 
-	srdma_cwnd_open(&cw);
+	cwnd_whole(&cw);
 	srdma_cwnd_lost(&cw, SRDMA_MAX_INFLIGHT_PSNS, false);
 	KUNIT_EXPECT_EQ(test, cw.size, (u32)SRDMA_MAX_INFLIGHT_PSNS / 2);
 	/* a QP that used 10 PSNs of its window halves those */
@@ -42,7 +53,7 @@ static void cwnd_timeout_then_slow_start(struct kunit *test)
 {
 	struct srdma_cwnd cw;
 
-	srdma_cwnd_open(&cw);
+	cwnd_whole(&cw);
 	srdma_cwnd_lost(&cw, SRDMA_MAX_INFLIGHT_PSNS, true);
 	KUNIT_EXPECT_EQ(test, cw.size, 1U);
 	KUNIT_EXPECT_EQ(test, srdma_cwnd_ackreq_pkts(&cw), 1U);
@@ -63,7 +74,7 @@ static void cwnd_avoidance(struct kunit *test)
 	struct srdma_cwnd cw;
 	u32 i;
 
-	srdma_cwnd_open(&cw);
+	cwnd_whole(&cw);
 	srdma_cwnd_lost(&cw, 20, false);
 	KUNIT_EXPECT_EQ(test, cw.size, 10U);
 	/* one window acknowledged: one PSN more */

@@ -10,7 +10,8 @@
 # retransmission; no perftest there) (RC_LOSS_DRIFT=1, make
 # soak: loss-free again at the end, how much the figures drift on a shared
 # machine), for srdma and then for rdma_rxe
-# in the same boot. Each srdma run must finish (rc_bulk gives up after
+# in the same boot; for srdma also a round trip longer than the ACK timeout
+# (spurious_timeouts below). Each srdma run must finish (rc_bulk gives up after
 # RC_LOSS_SECONDS, default 120, for both directions) with its data intact;
 # rdma_rxe's are the reference, reported and not counted.
 # perftest's ib_write_bw and ib_read_bw (64 x 64 KiB) then run under the
@@ -227,6 +228,25 @@ runs() {
 	done
 }
 
+# spurious_timeouts DEVICE PEER_DEVICE: a round trip of 40 ms (netem delay
+# 20ms each way) against an ACK timeout of 16.8 ms (rc_bulk -t 12): every
+# timeout comes before the ACKs of packets that are on their way, which
+# then move the requester past them (Documentation/transport.md,
+# Completer): the transfer must complete with its data, having timed out.
+# The retransmits are reported: 104 for 98 timeouts in one run, 109 for
+# 98 with that rule off (each timeout's window is one PSN either way).
+spurious_timeouts() {
+	local dev=$1 pdev=$2 t0 r0 t1 r1
+	check "srdma: netem delay 20ms" netem_set "delay 20ms"
+	t0=$(counter "$dev" ack_timeouts) r0=$(counter "$dev" retransmits)
+	check "srdma, a round trip longer than the ACK timeout: rc_bulk completes, data verified" \
+		run_tap srdma-spurious "$prog" -m 1 -t 12 -T "$seconds" "$dev" "$pdev"
+	t1=$(counter "$dev" ack_timeouts) r1=$(counter "$dev" retransmits)
+	check "srdma, a round trip longer than the ACK timeout: it timed out ($((t1 - t0)) times, $((r1 - r0)) retransmits)" \
+		test $((t1 - t0)) -gt 0
+	netem_set none
+}
+
 load_uverbs
 for drv in $drivers; do
 	case $drv in
@@ -237,6 +257,7 @@ for drv in $drivers; do
 			'ethtool -K veth0 gro on tso off tx-udp-segmentation off &&
 			 ip netns exec peer ethtool -K veth1 gro on tso off tx-udp-segmentation off'
 		runs srdma srdma0 srdma1
+		spurious_timeouts srdma0 srdma1
 		check "rdma link delete srdma1" ip netns exec peer rdma link delete srdma1
 		check "rdma link delete srdma0" rdma link delete srdma0
 		check "modprobe -r srdma" modprobe -r srdma

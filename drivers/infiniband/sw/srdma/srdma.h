@@ -460,12 +460,13 @@ struct srdma_cwnd {
 	u32 acked;
 };
 
-/* a new connection's window: whole, as on a path that never lost a packet */
+/* a new connection's window: it grows from there as ACKs come */
 static inline void srdma_cwnd_open(struct srdma_cwnd *cw)
 {
-	cw->size = SRDMA_MAX_INFLIGHT_PSNS;
-	cw->ssthresh = SRDMA_MAX_INFLIGHT_PSNS;
-	cw->acked = 0;
+	*cw = (struct srdma_cwnd) {
+		.size = SRDMA_CWND_INITIAL,
+		.ssthresh = SRDMA_MAX_INFLIGHT_PSNS,
+	};
 }
 
 /**

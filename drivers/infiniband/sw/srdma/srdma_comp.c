@@ -99,10 +99,15 @@ static void srdma_comp_progress(struct srdma_qp *qp, u32 psn)
 	/*
 	 * After a go-back, the ACKs of what was already on its way: nothing
 	 * acknowledged is sent again (the requester skips the WQEs sent in
-	 * full before @psn).
+	 * full before @psn). After a timeout only the probe went again: an
+	 * ACK past it says that what was sent before is getting through and
+	 * the timeout came before its ACKs, behind a long queue. None of it
+	 * is sent again: the requester goes on after the newest PSN sent, as
+	 * the window allows; a loss among them draws a NAK or a timeout.
 	 */
 	if (srdma_psn_before(qp->req.psn, psn))
-		qp->req.psn = psn;
+		qp->req.psn = qp->comp.recovery == SRDMA_COMP_PROBING ?
+			      qp->req.psn_end : psn;
 	if (qp->comp.recovery != SRDMA_COMP_RNR_WAIT)
 		srdma_comp_recover(qp, SRDMA_COMP_STEADY);
 	qp->comp.retry_left = qp->attr.retry_cnt;
@@ -164,8 +169,11 @@ static void srdma_comp_go_back(struct srdma_qp *qp, bool once)
 		return;
 	}
 	qp->comp.retry_left--;
-	srdma_cwnd_lost(&qp->comp.cwnd,
-			srdma_psn_diff(qp->req.psn_end, qp->comp.psn), !once);
+	/* a probe that times out again leaves the window as it is */
+	if (qp->comp.recovery != SRDMA_COMP_PROBING)
+		srdma_cwnd_lost(&qp->comp.cwnd,
+				srdma_psn_diff(qp->req.psn_end, qp->comp.psn),
+				!once);
 	trace_srdma_go_back(qp->ibqp.qp_num, qp->comp.psn, qp->req.psn_end,
 			    !once, qp->comp.retry_left, qp->comp.cwnd.size);
 	/* after a timeout, the pipe may be full: probe it before refilling */

@@ -1,19 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
  * The RC requester's congestion window, in PSNs: how many may be
- * unacknowledged, at most SRDMA_MAX_INFLIGHT_PSNS. A loss the peer tells
- * of (a sequence NAK, a gap in read responses) halves it; an ACK timeout
- * takes it down to one PSN. It grows back by one PSN per PSN acknowledged
- * up to half what it was (slow start), then by one per window acknowledged
- * (congestion avoidance): TCP Reno's rules (RFC 5681), counted in PSNs.
- * A QP that loses nothing keeps the whole window, as before there was one.
+ * unacknowledged, at most SRDMA_MAX_INFLIGHT_PSNS. TCP Reno's rules
+ * (RFC 5681), counted in PSNs: a new connection starts with
+ * SRDMA_CWND_INITIAL; a loss the peer tells of (a sequence NAK, a gap in
+ * read responses) halves the window, an ACK timeout takes it to one PSN;
+ * it grows by one PSN per PSN acknowledged up to the threshold (the whole
+ * window at first, then half what was in flight at the last loss: slow
+ * start), then by one per window acknowledged.
  *
  * Why: QPs sharing a link each keep their window in flight. With many of
- * them the queues in front of the link hold more than an ACK timeout
- * drains: every QP times out, sends again and, with a whole window after
- * each probe, keeps the queues as full (256 QPs over the rig's link
- * retransmitted half of what they sent). Shrunk windows let the queues
- * drain; each QP's timeouts then mean what they should.
+ * them the queues before the link held more than an ACK timeout drains:
+ * every QP timed out, and sent its whole window again once its probe was
+ * answered (256 QPs over the rig's link retransmitted half of what they
+ * sent, and perftest gave no figure). A QP's ACK timeout is fixed (IBTA),
+ * so the queues must stay short: losses shrink the windows, and QPs that
+ * join a busy link start with a few packets, not a whole window.
  */
 #include <kunit/visibility.h>
 

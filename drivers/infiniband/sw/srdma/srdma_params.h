@@ -77,6 +77,11 @@
  */
 #define SRDMA_SWQE_WINDOW		64
 #define SRDMA_ACKREQ_EVERY_PKTS		16	/* AckReq at least this often */
+/*
+ * PSNs of a new connection's congestion window (32 KiB at the MTU of 4096;
+ * TCP starts with 10 segments, RFC 6928)
+ */
+#define SRDMA_CWND_INITIAL		8
 #define SRDMA_REORDER_NAK_PKTS		3	/* held ahead of a gap: NAK it */
 #define SRDMA_ENGINE_BATCH		16	/* packets per call of one engine */
 #define SRDMA_TASK_BUDGET		64	/* packets per run, then others */
