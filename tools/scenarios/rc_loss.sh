@@ -11,8 +11,9 @@
 # soak: loss-free again at the end, how much the figures drift on a shared
 # machine), for srdma and then for rdma_rxe
 # in the same boot; for srdma also a round trip longer than the ACK timeout
-# (spurious_timeouts below). Each srdma run must finish (rc_bulk gives up after
-# RC_LOSS_SECONDS, default 120, for both directions) with its data intact;
+# (spurious_timeouts below). Each srdma run must finish (rc_bulk gives up
+# after RC_LOSS_SECONDS, default 120, for both directions) with its data
+# intact;
 # rdma_rxe's are the reference, reported and not counted.
 # perftest's ib_write_bw and ib_read_bw (64 x 64 KiB) then run under the
 # same conditions: on srdma each must complete (perftest verifies no data:
