@@ -230,12 +230,12 @@ runs() {
 }
 
 # spurious_timeouts DEVICE PEER_DEVICE: a round trip of 40 ms (netem delay
-# 20ms each way) against an ACK timeout of 16.8 ms (rc_bulk -t 12): every
-# timeout comes before the ACKs of packets that are on their way, which
-# then move the requester past them (Documentation/transport.md,
-# Completer): the transfer must complete with its data, having timed out.
-# The retransmits are reported: 104 for 98 timeouts in one run, 109 for
-# 98 with that rule off (each timeout's window is one PSN either way).
+# 20ms each way) against an ACK timeout of 16.8 ms (rc_bulk -t 12). The
+# first packets time out (nothing measured yet); then the timeout stretches
+# to the round trips measured (Documentation/transport.md, Completer): the
+# transfer completes with its data, having timed out at least once and at
+# most 10 times (2 in one run; 98 with the timeout kept at the QP's, every
+# timeout before the ACKs of packets on their way).
 spurious_timeouts() {
 	local dev=$1 pdev=$2 t0 r0 t1 r1
 	check "srdma: netem delay 20ms" netem_set "delay 20ms"
@@ -243,8 +243,8 @@ spurious_timeouts() {
 	check "srdma, a round trip longer than the ACK timeout: rc_bulk completes, data verified" \
 		run_tap srdma-spurious "$prog" -m 1 -t 12 -T "$seconds" "$dev" "$pdev"
 	t1=$(counter "$dev" ack_timeouts) r1=$(counter "$dev" retransmits)
-	check "srdma, a round trip longer than the ACK timeout: it timed out ($((t1 - t0)) times, $((r1 - r0)) retransmits)" \
-		test $((t1 - t0)) -gt 0
+	check "srdma, a round trip longer than the ACK timeout: timed out 1 to 10 times, then waited longer ($((t1 - t0)) times, $((r1 - r0)) retransmits)" \
+		test $((t1 - t0)) -ge 1 -a $((t1 - t0)) -le 10
 	netem_set none
 }
 

@@ -470,8 +470,23 @@ static inline void srdma_cwnd_open(struct srdma_cwnd *cw)
 }
 
 /**
+ * struct srdma_rtt - the RC requester's round-trip estimate (srdma_cwnd.c)
+ * @sent_ns: when @psn last went out (ktime_get_ns()); 0: none is timed
+ * @psn: the PSN timed, one at a time
+ * @srtt_us: smoothed round trip; 0: none measured yet
+ * @rttvar_us: its mean deviation
+ */
+struct srdma_rtt {
+	u64 sent_ns;
+	u32 psn;
+	u32 srtt_us;
+	u32 rttvar_us;
+};
+
+/**
  * struct srdma_comp - the completer: ACKs, NAKs, read and atomic responses
  * @cwnd: how many PSNs the requester may have unacknowledged
+ * @rtt: the round trips measured, which may lengthen the ACK timeout
  * @psn: oldest PSN not acknowledged yet
  * @retry_left: retries after timeouts or sequence NAKs before RETRY_EXC_ERR
  * @rnr_retry_left: retries after RNR NAKs; 7 means without end
@@ -482,6 +497,7 @@ static inline void srdma_cwnd_open(struct srdma_cwnd *cw)
 struct srdma_comp {
 	u64 deadline_ns;
 	struct srdma_cwnd cwnd;
+	struct srdma_rtt rtt;
 	u32 psn;
 	u8 retry_left;
 	u8 rnr_retry_left;

@@ -52,7 +52,8 @@ bool srdma_comp_outstanding(struct srdma_qp *qp)
  */
 void srdma_comp_restart_timer(struct srdma_qp *qp)
 {
-	u64 ns = srdma_ack_timeout_ns(qp->attr.timeout);
+	u64 ns = srdma_rtt_timeout_ns(&qp->comp.rtt,
+				      srdma_ack_timeout_ns(qp->attr.timeout));
 
 	if (!ns || !srdma_comp_outstanding(qp) ||
 	    qp->comp.recovery == SRDMA_COMP_RNR_WAIT) {
@@ -95,6 +96,7 @@ static void srdma_comp_recover(struct srdma_qp *qp,
 static void srdma_comp_progress(struct srdma_qp *qp, u32 psn)
 {
 	srdma_cwnd_acked(&qp->comp.cwnd, srdma_psn_diff(psn, qp->comp.psn));
+	srdma_rtt_acked(&qp->comp.rtt, psn);
 	qp->comp.psn = psn;
 	/*
 	 * After a go-back, the ACKs of what was already on its way: nothing

@@ -90,6 +90,17 @@ bool srdma_comp_outstanding(struct srdma_qp *qp);
 void srdma_cwnd_acked(struct srdma_cwnd *cw, u32 npsn);
 void srdma_cwnd_lost(struct srdma_cwnd *cw, u32 flight, bool timeout);
 u32 srdma_cwnd_ackreq_pkts(const struct srdma_cwnd *cw);
+void srdma_rtt_acked(struct srdma_rtt *rtt, u32 next);
+u64 srdma_rtt_timeout_ns(const struct srdma_rtt *rtt, u64 timeout_ns);
+
+/* @psn goes out: timed if none is, timed again if it is the one timed */
+static inline void srdma_rtt_sending(struct srdma_rtt *rtt, u32 psn)
+{
+	if (!rtt->sent_ns || rtt->psn == psn) {
+		rtt->psn = psn;
+		rtt->sent_ns = ktime_get_ns();
+	}
+}
 
 /* srdma_resp.c */
 unsigned int srdma_resp_run(struct srdma_qp *qp);

@@ -82,6 +82,11 @@
  * TCP starts with 10 segments, RFC 6928)
  */
 #define SRDMA_CWND_INITIAL		8
+/*
+ * The ACK timeout runs up to this many times the QP's when the round trips
+ * measured are that long (srdma_rtt_timeout_ns())
+ */
+#define SRDMA_ACK_TIMEOUT_STRETCH	4
 #define SRDMA_REORDER_NAK_PKTS		3	/* held ahead of a gap: NAK it */
 #define SRDMA_ENGINE_BATCH		16	/* packets per call of one engine */
 #define SRDMA_TASK_BUDGET		64	/* packets per run, then others */

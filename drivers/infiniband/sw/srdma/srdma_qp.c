@@ -494,6 +494,7 @@ static void srdma_qp_engine_attrs(struct srdma_qp *qp, u32 mask,
 		qp->req.psn_end = qp->attr.sq_psn;
 		qp->comp.psn = qp->attr.sq_psn;
 		srdma_cwnd_open(&qp->comp.cwnd);
+		qp->comp.rtt = (struct srdma_rtt){};
 	}
 	if (mask & IB_QP_RETRY_CNT)
 		qp->comp.retry_left = qp->attr.retry_cnt;

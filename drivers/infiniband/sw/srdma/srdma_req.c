@@ -719,6 +719,7 @@ static bool srdma_req_rc_step(struct srdma_qp *qp, struct srdma_swqe *swqe)
 			    SRDMA_CNT_RETRANSMITS);
 	else
 		req->psn_end = next_psn;
+	srdma_rtt_sending(&qp->comp.rtt, psn);
 	if (!srdma_psn_before(next_psn, srdma_psn_add(swqe->first_psn,
 						      swqe->npsn))) {
 		swqe->state = SRDMA_SWQE_SENT;
