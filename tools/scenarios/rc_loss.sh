@@ -232,9 +232,9 @@ runs() {
 # spurious_timeouts DEVICE PEER_DEVICE: a round trip of 40 ms (netem delay
 # 20ms each way) against an ACK timeout of 16.8 ms (rc_bulk -t 12). The
 # first packets time out (nothing measured yet); then the timeout stretches
-# to the round trips measured (Documentation/transport.md, Completer): the
+# to the round trips measured (Documentation/transport.md, Timers): the
 # transfer completes with its data, having timed out at least once and at
-# most 10 times (2 in one run; 98 with the timeout kept at the QP's, every
+# most 10 times (2 in one run; 102 with the timeout kept at the QP's, every
 # timeout before the ACKs of packets on their way).
 spurious_timeouts() {
 	local dev=$1 pdev=$2 t0 r0 t1 r1

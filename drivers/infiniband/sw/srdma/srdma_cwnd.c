@@ -70,19 +70,6 @@ void srdma_cwnd_lost(struct srdma_cwnd *cw, u32 flight, bool timeout)
 EXPORT_SYMBOL_IF_KUNIT(srdma_cwnd_lost);
 
 /**
- * srdma_cwnd_ackreq_pkts() - packets between two that ask for an ACK
- * @cw: the window
- *
- * Two per window at least, so that a small window is not left waiting
- * for the ACK timeout: the ACK of its first half reopens it.
- */
-u32 srdma_cwnd_ackreq_pkts(const struct srdma_cwnd *cw)
-{
-	return clamp(cw->size / 2, 1U, (u32)SRDMA_ACKREQ_EVERY_PKTS);
-}
-EXPORT_SYMBOL_IF_KUNIT(srdma_cwnd_ackreq_pkts);
-
-/**
  * srdma_rtt_acked() - every PSN before @next is acknowledged: a sample if
  * the PSN timed is among them
  * @rtt: the estimate

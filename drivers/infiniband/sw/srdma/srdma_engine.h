@@ -89,9 +89,18 @@ bool srdma_comp_outstanding(struct srdma_qp *qp);
 /* srdma_cwnd.c */
 void srdma_cwnd_acked(struct srdma_cwnd *cw, u32 npsn);
 void srdma_cwnd_lost(struct srdma_cwnd *cw, u32 flight, bool timeout);
-u32 srdma_cwnd_ackreq_pkts(const struct srdma_cwnd *cw);
 void srdma_rtt_acked(struct srdma_rtt *rtt, u32 next);
 u64 srdma_rtt_timeout_ns(const struct srdma_rtt *rtt, u64 timeout_ns);
+
+/*
+ * packets between two that ask for an ACK (one call per packet): two per
+ * window at least, so that a small window is not left waiting for the ACK
+ * timeout, the ACK of its first half reopens it
+ */
+static inline u32 srdma_cwnd_ackreq_pkts(const struct srdma_cwnd *cw)
+{
+	return clamp(cw->size / 2, 1U, (u32)SRDMA_ACKREQ_EVERY_PKTS);
+}
 
 /* @psn goes out: timed if none is, timed again if it is the one timed */
 static inline void srdma_rtt_sending(struct srdma_rtt *rtt, u32 psn)
