@@ -22,10 +22,10 @@
  * the IBTA table: every RNR NAK but the last makes the requester wait one
  * timer before it retries; the (R + 1)th NAK fails the request at once.
  * The R + 1 round trips add network time, measured first with SENDs that
- * find a receive (the largest of 5 is allowed per round trip), and one
- * round trip more: under TCG a SEND that meets an RNR NAK and fails was
+ * find a receive: under TCG a SEND that meets an RNR NAK and fails was
  * seen to take up to about twice a SEND that meets its ACK (2.6 against
- * 1.4 ms, best of 5; not understood yet).
+ * 1.4 ms, best of 5; not understood yet), so each is allowed twice the
+ * largest of 5, and one round trip more.
  *
  * sleep: the same delays slept with clock_nanosleep(), which uses an
  * hrtimer: what a timer of this machine can achieve at best, to judge the
@@ -54,7 +54,7 @@
  * this machine (the least overshoot of clock_nanosleep() for the same
  * delay, measured before the rows) for each timer expiry of the row: under
  * TCG a perfect hrtimer is still observed late by that much. RNR rows also
- * allow their R + 2 round trips on the upper side; with -l, ACK rows allow
+ * allow their 2 x (R + 1) + 1 round trips on the upper side; with -l, ACK rows allow
  * the least round trip of a SEND between two QPs of DEVICE once, for what no
  * timer governs in them (the post, the first transmit, the completion:
  * about 1 to 2 ms in a busy debug guest).
@@ -632,7 +632,7 @@ static int run_rnr(const struct opts *o, const char *dev, const char *peer)
 				.expected_ms = rnr_retries[ri] *
 					       rnr_table_us[code] / 1000.0,
 			};
-			double late = (rnr_retries[ri] + 2) * rtt_max +
+			double late = (2 * rnr_retries[ri] + 3) * rtt_max +
 				      rnr_retries[ri] * lat;
 			char label[64];
 
