@@ -899,6 +899,9 @@ int srdma_get_hw_stats(struct ib_device *ib_dev, struct rdma_hw_stats *stats,
 		       u32 port_num, int index);
 u64 srdma_counter_read(struct srdma_dev *sdev, enum srdma_counter c);
 
+/* srdma_restrack.c */
+int srdma_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);
+
 /* srdma_rate_nl.c */
 int srdma_rate_nl_init(void);
 void srdma_rate_nl_exit(void);

@@ -357,6 +357,7 @@ const struct ib_device_ops srdma_dev_ops = {
 	.destroy_qp = srdma_destroy_qp,
 	.destroy_srq = srdma_destroy_srq,
 	.disassociate_ucontext = srdma_disassociate_ucontext,
+	.fill_res_qp_entry = srdma_fill_res_qp_entry,
 	.get_dev_fw_str = srdma_get_dev_fw_str,
 	.get_dma_mr = srdma_get_dma_mr,
 	.get_hw_stats = srdma_get_hw_stats,
