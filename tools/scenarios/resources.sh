@@ -24,6 +24,9 @@ check "the program's QP appears" wait_until 20 \
 check_match "its QP: RC, INIT, a QP number" \
 	'link srdma0/1 lqpn [0-9]+ .*type RC state INIT .*comm ibv_rc_pingpong' \
 	rdma resource show qp
+check_match "-dd: its engine's CPUs, no window before RTS" \
+	'type RC state INIT .*comm ibv_rc_pingpong drv_send_cpu [0-9]+ drv_recv_cpu [0-9]+ *$' \
+	rdma resource show qp link srdma0 -dd
 check_match "its CQ" 'dev srdma0 cqn [0-9]+ cqe [0-9]+ .*comm ibv_rc_pingpong' \
 	rdma resource show cq
 check_match "its MR, with its keys" \

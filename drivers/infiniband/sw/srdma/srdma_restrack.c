@@ -5,7 +5,8 @@
  * transport (window, round trips, ACK timeout, retries left), so that a
  * user can see why a QP sends as it does. The values are read without the
  * engine's ownership: each is one the engine had at some moment, not a
- * snapshot of all at once.
+ * snapshot of all at once. The RC fields are the send side's: none before
+ * the QP has been taken to RTS.
  */
 #include <rdma/restrack.h>
 #include <srdma/psn.h>
@@ -64,7 +65,9 @@ int srdma_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 				   READ_ONCE(qp->task[SRDMA_HALF_SEND].cpu)) ||
 	    rdma_nl_put_driver_u32(msg, "recv_cpu",
 				   READ_ONCE(qp->task[SRDMA_HALF_RECV].cpu)) ||
-	    (ibqp->qp_type == IB_QPT_RC && srdma_res_rc(msg, qp))) {
+	    /* a window is opened with the send side (to RTS, IB_QP_SQ_PSN) */
+	    (ibqp->qp_type == IB_QPT_RC && READ_ONCE(qp->comp.cwnd.size) &&
+	     srdma_res_rc(msg, qp))) {
 		nla_nest_cancel(msg, table);
 		return -EMSGSIZE;
 	}
