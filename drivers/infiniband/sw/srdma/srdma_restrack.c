@@ -21,14 +21,13 @@ static int srdma_res_rc(struct sk_buff *msg, struct srdma_qp *qp)
 		.srtt_us = READ_ONCE(comp->rtt.srtt_us),
 		.rttvar_us = READ_ONCE(comp->rtt.rttvar_us),
 	};
-	u64 timeout_ns = srdma_ack_timeout_ns(READ_ONCE(qp->attr.timeout));
+	/* timeout 0 waits for ever: 0 here too */
+	u64 timeout_ns = srdma_rtt_timeout_ns(&rtt,
+			srdma_ack_timeout_ns(READ_ONCE(qp->attr.timeout)));
 	/* two reads apart, the ACK may have come first */
 	s32 unacked = srdma_psn_diff(READ_ONCE(qp->req.psn_end),
 				     READ_ONCE(comp->psn));
 
-	/* timeout 0 waits for ever: 0 here too */
-	if (timeout_ns)
-		timeout_ns = srdma_rtt_timeout_ns(&rtt, timeout_ns);
 	if (rdma_nl_put_driver_u32(msg, "cwnd", READ_ONCE(comp->cwnd.size)) ||
 	    rdma_nl_put_driver_u32(msg, "ssthresh",
 				   READ_ONCE(comp->cwnd.ssthresh)) ||
@@ -56,8 +55,7 @@ static int srdma_res_rc(struct sk_buff *msg, struct srdma_qp *qp)
 int srdma_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 {
 	struct srdma_qp *qp = to_srdma_qp(ibqp);
-	struct nlattr *table = nla_nest_start(msg,
-						     RDMA_NLDEV_ATTR_DRIVER);
+	struct nlattr *table = nla_nest_start(msg, RDMA_NLDEV_ATTR_DRIVER);
 
 	if (!table)
 		return -EMSGSIZE;
