@@ -54,10 +54,10 @@
  * this machine (the least overshoot of clock_nanosleep() for the same
  * delay, measured before the rows) for each timer expiry of the row: under
  * TCG a perfect hrtimer is still observed late by that much. RNR rows also
- * allow their 2 x (R + 1) + 1 round trips on the upper side; with -l, ACK rows allow
- * the least round trip of a SEND between two QPs of DEVICE once, for what no
- * timer governs in them (the post, the first transmit, the completion:
- * about 1 to 2 ms in a busy debug guest).
+ * allow their 2 x (R + 1) + 1 round trips on the upper side; with -l, ACK
+ * rows allow the least round trip of a SEND between two QPs of DEVICE once,
+ * for what no timer governs in them (the post, the first transmit, the
+ * completion: about 1 to 2 ms in a busy debug guest).
  *
  * The poll loop calls sched_yield() when the CQ is empty, so that on a
  * single CPU the kernel's softirq and worker threads still run promptly.

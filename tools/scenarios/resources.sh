@@ -44,9 +44,11 @@ check_match "the summary counts them with the GSI QP's" \
 ibv_rc_pingpong -d srdma0 -g 1 -p 18515 -n 100000000 198.18.0.1 \
 	> "$SRDMA_RESULTS/pingpong-client.txt" 2>&1 &
 client=$!
-check "both QPs of the pingpong reach RTS" wait_until 20 \
-	sh -c '[ "$(rdma resource show qp | grep -c "type RC state RTS .*comm ibv_rc_pingpong")" = 2 ]'
-check_match "-dd: the driver's table of an RC QP, a round trip measured, the QP's ACK timeout" \
+# RTS comes before the first ACK: wait for a round trip measured on each
+check "both QPs of the pingpong in RTS, a round trip measured by each" wait_until 20 \
+	sh -c '[ "$(rdma resource show qp link srdma0 -dd |
+		grep -Ec "type RC state RTS .*comm ibv_rc_pingpong .*drv_srtt_us [1-9]")" = 2 ]'
+check_match "-dd: the driver's table of an RC QP, the QP's ACK timeout" \
 	'type RC state RTS .*drv_send_cpu [0-9]+ drv_recv_cpu [0-9]+ drv_cwnd [0-9]+ drv_ssthresh [0-9]+ drv_unacked [0-9]+ drv_srtt_us [1-9][0-9]* drv_rttvar_us [0-9]+ drv_ack_timeout_us 67108 drv_retry_left 7 drv_rnr_retry_left 7' \
 	rdma resource show qp link srdma0 -dd
 check_no_match "-d alone: no driver table" 'drv_' rdma resource show qp link srdma0 -d
