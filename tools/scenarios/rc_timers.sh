@@ -25,7 +25,7 @@
 # reported (jiffies timers; its retry_cnt 7 retries for ever). A table of
 # clock_nanosleep() in this guest comes first: the best any timer here can
 # do. RC_TIMER_DRIVERS (default "srdma"; make soak: "srdma rxe") and
-# RC_TIMER_REPS (default 2, a late row measured up to twice more; make
+# RC_TIMER_REPS (default 2, a late row measured up to four times more; make
 # soak: 5) choose what runs.
 prog=$(dirname "$0")/../../tests/bin/rc_timeout
 if [ ! -x "$prog" ]; then
