@@ -68,9 +68,6 @@ enum srdma_counter srdma_task_recv(struct srdma_qp *qp, struct sk_buff *skb);
 enum srdma_counter srdma_task_enqueue(struct srdma_qp *qp,
 				      struct sk_buff_head *queue,
 				      struct sk_buff *skb, bool bulk);
-#if IS_ENABLED(CONFIG_KUNIT)
-bool srdma_task_defer_here(enum srdma_half half);
-#endif
 
 /* srdma_req.c */
 unsigned int srdma_req_run(struct srdma_qp *qp);

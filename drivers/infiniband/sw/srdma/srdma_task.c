@@ -10,14 +10,12 @@
  *
  * Whoever has new work for a half (a received packet, a doorbell, a post,
  * a timer) kicks its task: if no one runs the half, the kicker runs it
- * inline, with bottom halves disabled, except the send half kicked from a
- * softirq, which runs from its work item (srdma_task_defer_here());
- * otherwise the runner sees the kick and goes round once more. A runner
- * that has handled SRDMA_TASK_BUDGET packets (several batches of each
- * sub-engine) hands the rest to a work item, so that one busy QP does not
- * keep a softirq or a system call for itself, and re-enables bottom
- * halves: the packets it sent to a peer on this CPU are received, and
- * answered, before it sends more.
+ * inline, with bottom halves disabled; otherwise the runner sees the kick
+ * and goes round once more. A runner that has handled SRDMA_TASK_BUDGET
+ * packets (several batches of each sub-engine) hands the rest to a work
+ * item, so that one busy QP does not keep a softirq or a system call for
+ * itself, and re-enables bottom halves: the packets it sent to a peer on
+ * this CPU are received, and answered, before it sends more.
  *
  * Different QPs run on different CPUs at the same time; there is no lock
  * on this path, only the RUNNING and MORE bits.
@@ -205,36 +203,6 @@ static bool srdma_task_elsewhere(struct srdma_task *t)
 	       READ_ONCE(t->cpu) != raw_smp_processor_id();
 }
 
-/*
- * srdma_task_kick_later() on this CPU if the half may move: for bulk
- * packets from the wire, and for the send half kicked from a softirq. A
- * packet to this host's own address arrives within its sender's run: the
- * receiver's half stays where it ran.
- */
-static void srdma_task_kick_here_later(struct srdma_qp *qp,
-				       struct srdma_task *t)
-{
-	if (!srdma_task_claim(t))
-		return;
-	if (!READ_ONCE(t->unacked) && !this_cpu_read(srdma_task_depth))
-		WRITE_ONCE(t->cpu, raw_smp_processor_id());
-	srdma_task_queue(qp, t);
-}
-
-/*
- * A kick of the send half from a softirq (ACKs and responses from the
- * wire) runs it from its work item: what the ACK lets the requester send
- * is a burst, and a softirq that runs long is handed to ksoftirqd, an
- * ordinary thread, which a process that polls its CQ on the same CPU holds
- * to half the CPU; the work item's thread has a high priority. Requests
- * that are messages of one packet are answered at once, in the softirq.
- */
-VISIBLE_IF_KUNIT bool srdma_task_defer_here(enum srdma_half half)
-{
-	return half == SRDMA_HALF_SEND && in_serving_softirq();
-}
-EXPORT_SYMBOL_IF_KUNIT(srdma_task_defer_here);
-
 /**
  * srdma_task_kick() - @half of @qp's engine has work: run it, or make sure
  * its runner sees the work
@@ -248,10 +216,6 @@ void srdma_task_kick(struct srdma_qp *qp, enum srdma_half half)
 {
 	struct srdma_task *t = &qp->task[half];
 
-	if (srdma_task_defer_here(half)) {
-		srdma_task_kick_here_later(qp, t);
-		return;
-	}
 	if (!srdma_task_claim(t))
 		return;
 	if (irqs_disabled() || in_hardirq() || srdma_task_elsewhere(t)) {
@@ -289,6 +253,20 @@ void srdma_task_kick_both_later(struct srdma_qp *qp)
 	srdma_task_kick_later(qp, SRDMA_HALF_RECV);
 }
 
+/*
+ * srdma_task_kick_later() for bulk packets that came from the wire: on this
+ * CPU if the half may move. A packet to this host's own address arrives
+ * within its sender's run: the receiver's half stays where it ran.
+ */
+static void srdma_task_kick_bulk(struct srdma_qp *qp, struct srdma_task *t)
+{
+	if (!srdma_task_claim(t))
+		return;
+	if (!READ_ONCE(t->unacked) && !this_cpu_read(srdma_task_depth))
+		WRITE_ONCE(t->cpu, raw_smp_processor_id());
+	srdma_task_queue(qp, t);
+}
+
 /**
  * srdma_task_recv() - queue a RoCEv2 packet for its QP's engine: requests
  * for the responder (the receive half), the rest for the completer (the
@@ -298,9 +276,8 @@ void srdma_task_kick_both_later(struct srdma_qp *qp)
  *
  * A packet of a message of several is bulk: its half runs from the work
  * item, so that a stream of them does not keep the softirq, and the other
- * QPs of the CPU, waiting. A request that is a message of one packet is
- * answered at once: that is the latency a ping-pong sees. Responses and
- * ACKs kick the send half, which from a softirq runs from its work item.
+ * QPs of the CPU, waiting. A message of one packet and an ACK are handled
+ * at once: that is the latency a ping-pong sees.
  *
  * Return: as srdma_task_enqueue().
  */
@@ -321,7 +298,7 @@ enum srdma_counter srdma_task_recv(struct srdma_qp *qp, struct sk_buff *skb)
  * @queue: its resp_pkts (the receive half's) or comp_pkts (the send half's)
  * @skb: consumed unless refused
  * @bulk: a packet of a message of several: kick the half's work item
- *        (srdma_task_kick_here_later()) rather than run it here
+ *        (srdma_task_kick_bulk()) rather than run it here
  *
  * Return: SRDMA_NUM_COUNTERS if queued, else the counter of the reason it
  * was refused.
@@ -338,7 +315,7 @@ enum srdma_counter srdma_task_enqueue(struct srdma_qp *qp,
 	srdma_count(to_srdma_dev(qp->ibqp.device), SRDMA_CNT_RCVD_PKTS);
 	skb_queue_tail(queue, skb);
 	if (bulk)
-		srdma_task_kick_here_later(qp, &qp->task[half]);
+		srdma_task_kick_bulk(qp, &qp->task[half]);
 	else
 		srdma_task_kick(qp, half);
 	return SRDMA_NUM_COUNTERS;
